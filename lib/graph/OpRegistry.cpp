@@ -1,0 +1,85 @@
+// See OpRegistry.h. The table covers every operator the corpus models and the ONNX backend node
+// tests of the supported operator families use; add a row (and a te lowering) to support more.
+#include "graph/OpRegistry.h"
+
+#include <algorithm>
+#include <array>
+
+namespace clustune::graph {
+namespace {
+
+using enum PatternKind;
+
+constexpr std::array kOps = {
+    // Complex ops that anchor a task.
+    OpInfo{"Conv", OutEWiseFusable}, OpInfo{"ConvTranspose", OutEWiseFusable},
+    OpInfo{"Gemm", OutEWiseFusable}, OpInfo{"MatMul", OutEWiseFusable},
+    // Element-wise (unary, or binary on equal shapes: the importer refines to Broadcast when the
+    // input shapes differ).
+    OpInfo{"Relu", ElemWise}, OpInfo{"Clip", ElemWise}, OpInfo{"Sigmoid", ElemWise},
+    OpInfo{"Tanh", ElemWise}, OpInfo{"Erf", ElemWise}, OpInfo{"HardSigmoid", ElemWise},
+    OpInfo{"HardSwish", ElemWise}, OpInfo{"LeakyRelu", ElemWise}, OpInfo{"Elu", ElemWise},
+    OpInfo{"Gelu", ElemWise}, OpInfo{"Softplus", ElemWise}, OpInfo{"Exp", ElemWise},
+    OpInfo{"Log", ElemWise}, OpInfo{"Sqrt", ElemWise}, OpInfo{"Neg", ElemWise},
+    OpInfo{"Abs", ElemWise}, OpInfo{"Reciprocal", ElemWise}, OpInfo{"Floor", ElemWise},
+    OpInfo{"Ceil", ElemWise}, OpInfo{"Round", ElemWise}, OpInfo{"Sign", ElemWise},
+    OpInfo{"Not", ElemWise}, OpInfo{"Cast", ElemWise}, OpInfo{"Identity", ElemWise},
+    OpInfo{"Dropout", ElemWise}, OpInfo{"Add", ElemWise}, OpInfo{"Sub", ElemWise},
+    OpInfo{"Mul", ElemWise}, OpInfo{"Div", ElemWise}, OpInfo{"Pow", ElemWise},
+    OpInfo{"Max", ElemWise}, OpInfo{"Min", ElemWise}, OpInfo{"Equal", ElemWise},
+    OpInfo{"Less", ElemWise}, OpInfo{"Greater", ElemWise}, OpInfo{"And", ElemWise},
+    OpInfo{"Or", ElemWise}, OpInfo{"Where", ElemWise},
+    // Per-channel affine when it cannot be folded into a preceding Conv or Gemm.
+    OpInfo{"BatchNormalization", Broadcast},
+    // Layout and indexing.
+    OpInfo{"Reshape", Injective}, OpInfo{"Flatten", Injective}, OpInfo{"Transpose", Injective},
+    OpInfo{"Concat", Injective}, OpInfo{"Slice", Injective}, OpInfo{"Split", Injective},
+    OpInfo{"Gather", Injective}, OpInfo{"Squeeze", Injective}, OpInfo{"Unsqueeze", Injective},
+    OpInfo{"Expand", Injective}, OpInfo{"Pad", Injective}, OpInfo{"Tile", Injective},
+    // Reductions.
+    OpInfo{"MaxPool", CommReduce}, OpInfo{"AveragePool", CommReduce},
+    OpInfo{"GlobalAveragePool", CommReduce}, OpInfo{"GlobalMaxPool", CommReduce},
+    OpInfo{"ReduceMean", CommReduce}, OpInfo{"ReduceSum", CommReduce},
+    OpInfo{"ReduceMax", CommReduce}, OpInfo{"ReduceMin", CommReduce},
+    OpInfo{"Softmax", CommReduce}, OpInfo{"LayerNormalization", CommReduce},
+    // Shape arithmetic: always folded away on static shapes, never a task.
+    OpInfo{"Shape", Opaque}, OpInfo{"Constant", Opaque}, OpInfo{"ConstantOfShape", Opaque},
+    OpInfo{"Range", Opaque}, OpInfo{"Size", Opaque},
+};
+
+} // namespace
+
+const char* patternKindName(PatternKind kind) {
+  switch (kind) {
+  case ElemWise:
+    return "ElemWise";
+  case Broadcast:
+    return "Broadcast";
+  case Injective:
+    return "Injective";
+  case CommReduce:
+    return "CommReduce";
+  case OutEWiseFusable:
+    return "OutEWiseFusable";
+  case Opaque:
+    return "Opaque";
+  }
+  return "Opaque";
+}
+
+std::optional<OpInfo> lookupOp(const std::string& op) {
+  auto found = std::find_if(kOps.begin(), kOps.end(), [&](const OpInfo& info) { return op == info.op; });
+  if (found == kOps.end())
+    return std::nullopt;
+  return *found;
+}
+
+std::vector<std::string> supportedOps() {
+  std::vector<std::string> names;
+  for (const auto& info : kOps)
+    names.emplace_back(info.op);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace clustune::graph

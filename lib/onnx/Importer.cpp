@@ -1,0 +1,532 @@
+// See Importer.h. Import runs in this order, so that each problem gets the most specific
+// message: parse and validate the protobuf, check the opset and that every operator has an
+// import rule, check external-data locations, resolve input shapes, run ONNX shape inference
+// (with data propagation, so that Shape→Gather→Concat→Reshape chains get static shapes), and
+// convert to graph::Graph.
+#include "onnx/Importer.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <spdlog/spdlog.h>
+#include <unordered_map>
+
+namespace clustune::onnx_import {
+namespace {
+
+using graph::DataType;
+using graph::Shape;
+
+constexpr int kMaxOpset = 17; // Debian's libonnx 1.12 carries schemas up to opset 17
+
+struct ImportContext {
+  std::string file; // for messages
+  std::filesystem::path modelDirectory;
+
+  Error error(const std::string& message, const std::string& node = {}) const {
+    return Error(message, {.file = file, .node = node});
+  }
+};
+
+std::optional<DataType> fromOnnxType(int type) {
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    return DataType::Float32;
+  case onnx::TensorProto::FLOAT16:
+    return DataType::Float16;
+  case onnx::TensorProto::DOUBLE:
+    return DataType::Float64;
+  case onnx::TensorProto::INT8:
+    return DataType::Int8;
+  case onnx::TensorProto::UINT8:
+    return DataType::UInt8;
+  case onnx::TensorProto::INT32:
+    return DataType::Int32;
+  case onnx::TensorProto::INT64:
+    return DataType::Int64;
+  case onnx::TensorProto::BOOL:
+    return DataType::Bool;
+  default:
+    return std::nullopt;
+  }
+}
+
+DataType requireType(int type, const ImportContext& context, const std::string& what) {
+  auto converted = fromOnnxType(type);
+  if (!converted)
+    throw context.error(what + " has unsupported element type " +
+                        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(type)));
+  return *converted;
+}
+
+std::string nodeLabel(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? node.op_type() + " #" + std::to_string(index) : node.name();
+}
+
+onnx::ModelProto parseModel(const std::string& bytes, const ImportContext& context) {
+  if (bytes.empty())
+    throw context.error("empty file, not an ONNX model");
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromString(bytes))
+    throw context.error("not a valid ONNX model (protobuf parse failed: truncated or not ONNX)");
+  // Protobuf accepts many byte strings that are not models; insist on the parts a model has.
+  if (model.ir_version() <= 0 || !model.has_graph() || model.opset_import_size() == 0)
+    throw context.error("not a valid ONNX model (no ir_version, graph or opset_import)");
+  return model;
+}
+
+int defaultDomainOpset(const onnx::ModelProto& model, const ImportContext& context) {
+  for (const auto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return static_cast<int>(opset.version());
+  throw context.error("model imports no opset of the default ONNX domain");
+}
+
+void checkOperators(const onnx::GraphProto& graph, const ImportContext& context) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (!defaultDomain || !graph::lookupOp(node.op_type()))
+      throw context.error("no import rule for operator '" +
+                              (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",
+                          nodeLabel(node, i));
+  }
+}
+
+void checkExternalData(const onnx::GraphProto& graph, const ImportContext& context) {
+  for (const auto& tensor : graph.initializer()) {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    std::string location;
+    for (const auto& entry : tensor.external_data())
+      if (entry.key() == "location")
+        location = entry.value();
+    const std::filesystem::path path(location);
+    bool escapes = location.empty() || path.is_absolute() || path.has_root_name();
+    for (const auto& part : path)
+      escapes = escapes || part == "..";
+    if (escapes)
+      throw context.error("initializer '" + tensor.name() + "': external data location '" +
+                          location +
+                          "' escapes the model's folder (only relative paths inside it are allowed)");
+    if (!std::filesystem::exists(context.modelDirectory / path))
+      spdlog::debug("{}: external data '{}' of '{}' is absent; using shapes only", context.file,
+                    location, tensor.name());
+  }
+}
+
+// Fixes every graph input's shape (dynamic dims from --batch, whole shapes from --input-shape),
+// and drops stale intermediate shapes so that shape inference recomputes them consistently.
+void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
+                        const ImportContext& context) {
+  std::unordered_map<std::string, bool> initializers;
+  for (const auto& tensor : graph.initializer())
+    initializers[tensor.name()] = true;
+  std::vector<std::string> inputNames;
+  for (auto& input : *graph.mutable_input()) {
+    if (initializers.count(input.name()))
+      continue;
+    inputNames.push_back(input.name());
+    if (!input.type().has_tensor_type())
+      throw context.error("graph input '" + input.name() + "' is not a tensor");
+    auto* tensorShape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (auto override = options.inputShapes.find(input.name()); override != options.inputShapes.end()) {
+      tensorShape->clear_dim();
+      for (auto extent : override->second)
+        tensorShape->add_dim()->set_dim_value(extent);
+      continue;
+    }
+    if (!input.type().tensor_type().has_shape())
+      throw context.error("graph input '" + input.name() + "' has no shape; give --input-shape " +
+                          input.name() + "=...");
+    for (int axis = 0; axis < tensorShape->dim_size(); ++axis) {
+      auto* dim = tensorShape->mutable_dim(axis);
+      if (dim->has_dim_value() && dim->dim_value() > 0)
+        continue;
+      const std::string symbol = dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "?";
+      if (axis == 0 && options.batch) {
+        dim->set_dim_value(*options.batch);
+        continue;
+      }
+      throw context.error("graph input '" + input.name() + "' has dynamic dimension " + symbol +
+                          " at axis " + std::to_string(axis) + "; give " +
+                          (axis == 0 ? "--batch N or " : "") + "--input-shape " + input.name() + "=...");
+    }
+  }
+  for (const auto& [name, shape] : options.inputShapes)
+    if (std::find(inputNames.begin(), inputNames.end(), name) == inputNames.end()) {
+      std::string known;
+      for (const auto& inputName : inputNames)
+        known += (known.empty() ? "" : ", ") + inputName;
+      throw context.error("--input-shape names '" + name + "', which is not a graph input (inputs: " +
+                          known + ")");
+    }
+  graph.clear_value_info();
+  for (auto& output : *graph.mutable_output())
+    if (output.type().has_tensor_type())
+      output.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
+float halfToFloat(std::uint16_t half) {
+  const std::uint32_t sign = (half & 0x8000u) << 16;
+  std::uint32_t exponent = (half >> 10) & 0x1f;
+  std::uint32_t mantissa = half & 0x3ff;
+  std::uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else { // subnormal: normalise
+      exponent = 127 - 15 + 1;
+      while (!(mantissa & 0x400)) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
+    }
+  } else if (exponent == 31) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+template <class T>
+void appendRaw(const std::string& raw, std::vector<double>* floats, std::vector<std::int64_t>* ints) {
+  const std::size_t count = raw.size() / sizeof(T);
+  for (std::size_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+    if (floats)
+      floats->push_back(static_cast<double>(value));
+    else
+      ints->push_back(static_cast<std::int64_t>(value));
+  }
+}
+
+// Copies a tensor's inline data into `value`; leaves hasData false for external data.
+void readTensorData(const onnx::TensorProto& tensor, graph::Value& value,
+                    const ImportContext& context) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return;
+  const bool floating = graph::isFloatingPoint(value.dtype);
+  auto* floats = floating ? &value.floatData : nullptr;
+  auto* ints = floating ? nullptr : &value.intData;
+  const std::string& raw = tensor.raw_data();
+  if (!raw.empty()) {
+    switch (value.dtype) {
+    case DataType::Float32:
+      appendRaw<float>(raw, floats, ints);
+      break;
+    case DataType::Float64:
+      appendRaw<double>(raw, floats, ints);
+      break;
+    case DataType::Float16:
+      for (std::size_t i = 0; i + 1 < raw.size(); i += 2) {
+        std::uint16_t half;
+        std::memcpy(&half, raw.data() + i, 2);
+        value.floatData.push_back(halfToFloat(half));
+      }
+      break;
+    case DataType::Int8:
+      appendRaw<std::int8_t>(raw, floats, ints);
+      break;
+    case DataType::UInt8:
+    case DataType::Bool:
+      appendRaw<std::uint8_t>(raw, floats, ints);
+      break;
+    case DataType::Int32:
+      appendRaw<std::int32_t>(raw, floats, ints);
+      break;
+    case DataType::Int64:
+      appendRaw<std::int64_t>(raw, floats, ints);
+      break;
+    }
+  } else {
+    for (float x : tensor.float_data())
+      value.floatData.push_back(x);
+    for (double x : tensor.double_data())
+      value.floatData.push_back(x);
+    for (std::int64_t x : tensor.int64_data())
+      value.intData.push_back(x);
+    for (std::int32_t x : tensor.int32_data()) {
+      if (value.dtype == DataType::Float16)
+        value.floatData.push_back(halfToFloat(static_cast<std::uint16_t>(x)));
+      else
+        value.intData.push_back(x);
+    }
+  }
+  const auto stored = static_cast<std::int64_t>(floating ? value.floatData.size() : value.intData.size());
+  if (stored == 0 && value.elements() > 0)
+    return; // a tensor without payload: shapes only
+  if (stored != value.elements())
+    throw context.error("tensor '" + tensor.name() + "' holds " + std::to_string(stored) +
+                        " elements but its shape " + graph::shapeToString(value.shape) + " needs " +
+                        std::to_string(value.elements()));
+  value.hasData = true;
+}
+
+graph::Value constantFromTensor(const onnx::TensorProto& tensor, const std::string& name,
+                                const ImportContext& context) {
+  graph::Value value;
+  value.name = name;
+  value.kind = graph::ValueKind::Constant;
+  value.dtype = requireType(tensor.data_type(), context, "tensor '" + name + "'");
+  for (auto extent : tensor.dims()) {
+    if (extent < 0)
+      throw context.error("tensor '" + name + "' has a negative dimension");
+    value.shape.push_back(extent);
+  }
+  readTensorData(tensor, value, context);
+  return value;
+}
+
+graph::AttributeValue convertAttribute(const onnx::AttributeProto& attribute,
+                                       const ImportContext& context, const std::string& node) {
+  switch (attribute.type()) {
+  case onnx::AttributeProto::INT:
+    return attribute.i();
+  case onnx::AttributeProto::FLOAT:
+    return static_cast<double>(attribute.f());
+  case onnx::AttributeProto::STRING:
+    return attribute.s();
+  case onnx::AttributeProto::INTS:
+    return std::vector<std::int64_t>(attribute.ints().begin(), attribute.ints().end());
+  case onnx::AttributeProto::FLOATS:
+    return std::vector<double>(attribute.floats().begin(), attribute.floats().end());
+  case onnx::AttributeProto::TENSOR: {
+    // Only scalar tensors appear in supported ops' attributes (ConstantOfShape's fill value).
+    graph::Value scalar = constantFromTensor(attribute.t(), attribute.name(), context);
+    if (!scalar.hasData || scalar.elements() != 1)
+      throw context.error("attribute '" + attribute.name() + "' must be a one-element tensor", node);
+    if (graph::isFloatingPoint(scalar.dtype))
+      return scalar.floatData[0];
+    return scalar.intData[0];
+  }
+  default:
+    throw context.error("attribute '" + attribute.name() + "' has a type clustune cannot import",
+                        node);
+  }
+}
+
+// The value of a Constant node, from whichever of its value attributes is set.
+graph::Value constantFromNode(const onnx::NodeProto& node, const std::string& name,
+                              const ImportContext& context, const std::string& label) {
+  for (const auto& attribute : node.attribute()) {
+    graph::Value value;
+    value.name = name;
+    value.kind = graph::ValueKind::Constant;
+    value.hasData = true;
+    if (attribute.name() == "value")
+      return constantFromTensor(attribute.t(), name, context);
+    if (attribute.name() == "value_float") {
+      value.floatData = {attribute.f()};
+    } else if (attribute.name() == "value_floats") {
+      value.floatData.assign(attribute.floats().begin(), attribute.floats().end());
+      value.shape = {static_cast<std::int64_t>(value.floatData.size())};
+    } else if (attribute.name() == "value_int") {
+      value.dtype = DataType::Int64;
+      value.intData = {attribute.i()};
+    } else if (attribute.name() == "value_ints") {
+      value.dtype = DataType::Int64;
+      value.intData.assign(attribute.ints().begin(), attribute.ints().end());
+      value.shape = {static_cast<std::int64_t>(value.intData.size())};
+    } else {
+      continue;
+    }
+    return value;
+  }
+  throw context.error("Constant node has no supported value attribute", label);
+}
+
+void inferShapes(onnx::ModelProto& model, const ImportContext& context) {
+  const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
+                                            /*data_prop=*/true);
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& error) {
+    std::string reason = error.what();
+    if (auto position = reason.find("[ShapeInferenceError]"); position != std::string::npos)
+      reason = reason.substr(position + std::strlen("[ShapeInferenceError] "));
+    throw context.error("shape inference failed: " + reason);
+  }
+}
+
+graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context) {
+  const auto& source = model.graph();
+  graph::Graph result;
+  std::unordered_map<std::string, graph::ValueId> valueByName;
+
+  std::unordered_map<std::string, const onnx::TypeProto*> typeByName;
+  for (const auto& info : source.value_info())
+    typeByName[info.name()] = &info.type();
+  for (const auto& info : source.output())
+    typeByName[info.name()] = &info.type();
+
+  for (const auto& tensor : source.initializer())
+    valueByName[tensor.name()] = result.addValue(constantFromTensor(tensor, tensor.name(), context));
+
+  auto staticShape = [&](const onnx::TypeProto& type, const std::string& name,
+                         const std::string& node) -> Shape {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+      throw context.error("shape inference left '" + name + "' without a shape", node);
+    Shape shape;
+    for (const auto& dim : type.tensor_type().shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0)
+        throw context.error("shape inference left '" + name + "' with a dynamic dimension", node);
+      shape.push_back(dim.dim_value());
+    }
+    return shape;
+  };
+
+  for (const auto& input : source.input()) {
+    if (valueByName.count(input.name()))
+      continue; // an initializer listed as an input (older exporters)
+    graph::Value value;
+    value.name = input.name();
+    value.kind = graph::ValueKind::Input;
+    value.dtype = requireType(input.type().tensor_type().elem_type(), context,
+                              "graph input '" + input.name() + "'");
+    value.shape = staticShape(input.type(), input.name(), {});
+    const auto id = result.addValue(value);
+    valueByName[input.name()] = id;
+    result.inputs.push_back(id);
+  }
+
+  for (int index = 0; index < source.node_size(); ++index) {
+    const auto& protoNode = source.node(index);
+    const std::string label = nodeLabel(protoNode, index);
+    if (protoNode.op_type() == "Constant") {
+      if (protoNode.output_size() != 1)
+        throw context.error("Constant node must have one output", label);
+      valueByName[protoNode.output(0)] =
+          result.addValue(constantFromNode(protoNode, protoNode.output(0), context, label));
+      continue;
+    }
+    graph::Node node;
+    node.name = protoNode.name();
+    node.op = protoNode.op_type();
+    node.pattern = graph::lookupOp(node.op)->pattern;
+    for (const auto& attribute : protoNode.attribute())
+      node.attributes[attribute.name()] = convertAttribute(attribute, context, label);
+    for (const auto& inputName : protoNode.input()) {
+      if (inputName.empty()) {
+        node.inputs.push_back(graph::kNoValue);
+        continue;
+      }
+      auto found = valueByName.find(inputName);
+      if (found == valueByName.end())
+        throw context.error("input '" + inputName + "' is not produced by any earlier node", label);
+      node.inputs.push_back(found->second);
+    }
+    // Drop trailing unnamed optional outputs; keep positions of named ones.
+    int outputCount = protoNode.output_size();
+    while (outputCount > 0 && protoNode.output(outputCount - 1).empty())
+      --outputCount;
+    for (int i = 0; i < outputCount; ++i) {
+      const std::string& outputName = protoNode.output(i);
+      graph::Value value;
+      value.name = outputName;
+      if (!outputName.empty()) {
+        auto type = typeByName.find(outputName);
+        if (type == typeByName.end())
+          throw context.error("shape inference left output '" + outputName + "' without a type", label);
+        value.dtype = requireType(type->second->tensor_type().elem_type(), context,
+                                  "output '" + outputName + "'");
+        value.shape = staticShape(*type->second, outputName, label);
+      }
+      const auto id = result.addValue(value);
+      if (!outputName.empty()) {
+        if (valueByName.count(outputName))
+          throw context.error("value '" + outputName + "' is produced twice", label);
+        valueByName[outputName] = id;
+      }
+      node.outputs.push_back(id);
+    }
+    result.addNode(std::move(node));
+  }
+
+  for (const auto& output : source.output()) {
+    auto found = valueByName.find(output.name());
+    if (found == valueByName.end())
+      throw context.error("graph output '" + output.name() + "' is not produced by any node");
+    result.outputs.push_back(found->second);
+  }
+  result.verify();
+  return result;
+}
+
+} // namespace
+
+int maxSupportedOpset() { return kMaxOpset; }
+
+std::string modelNameFromPath(const std::string& path) {
+  if (path == "-")
+    return "stdin";
+  std::string stem = std::filesystem::path(path).filename().string();
+  if (stem.size() > 5 && stem.ends_with(".onnx"))
+    stem.resize(stem.size() - 5);
+  return stem;
+}
+
+graph::Graph importModel(const std::string& path, const ImportOptions& options) {
+  ImportContext context{.file = displayPath(path),
+                        .modelDirectory = path == "-" ? std::filesystem::current_path()
+                                                      : std::filesystem::path(path).parent_path()};
+  onnx::ModelProto model = parseModel(readFileBytes(path), context);
+  const int opset = defaultDomainOpset(model, context);
+  if (opset > kMaxOpset)
+    throw context.error("opset " + std::to_string(opset) +
+                        " is newer than this build's ONNX library can infer (1.12, opsets up to " +
+                        std::to_string(kMaxOpset) + "); export the model with opset <= " +
+                        std::to_string(kMaxOpset));
+  checkOperators(model.graph(), context);
+  checkExternalData(model.graph(), context);
+  resolveInputShapes(*model.mutable_graph(), options, context);
+  inferShapes(model, context);
+  graph::Graph result = convert(model, context);
+  result.name = modelNameFromPath(path);
+  spdlog::debug("{}: imported {} nodes, {} values (opset {})", context.file, result.nodes.size(),
+                result.values.size(), opset);
+  return result;
+}
+
+std::pair<std::string, graph::Shape> parseInputShape(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw Error("--input-shape '" + text + "': expected NAME=D1xD2x... (e.g. input=1x3x224x224)");
+  std::string name = text.substr(0, equals);
+  const std::string dims = text.substr(equals + 1);
+  graph::Shape shape;
+  std::size_t start = 0;
+  while (start < dims.size()) {
+    std::size_t end = dims.find('x', start);
+    if (end == std::string::npos)
+      end = dims.size();
+    const std::string part = dims.substr(start, end - start);
+    std::int64_t extent = 0;
+    bool valid = !part.empty() && part.size() <= 12 &&
+                 part.find_first_not_of("0123456789") == std::string::npos;
+    if (valid)
+      extent = std::stoll(part);
+    if (!valid || extent <= 0)
+      throw Error("--input-shape '" + text + "': dimension '" + part +
+                  "' is not a positive integer (expected NAME=D1xD2x...)");
+    shape.push_back(extent);
+    start = end + 1;
+    if (end + 1 == dims.size())
+      throw Error("--input-shape '" + text + "': trailing 'x'");
+  }
+  return {std::move(name), std::move(shape)};
+}
+
+} // namespace clustune::onnx_import

@@ -1,0 +1,37 @@
+// ONNX import (DESIGN §4.1): reads a model file, validates it, fixes its input shapes (dynamic
+// dimensions are resolved by --batch or --input-shape), runs ONNX shape inference and converts
+// it into graph::Graph with every shape static. The caller usually runs graph::simplify next.
+// The ONNX protobuf headers stay inside Importer.cpp.
+#pragma once
+
+#include "graph/Graph.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace clustune::onnx_import {
+
+struct ImportOptions {
+  // Replaces every dynamic dimension at axis 0 of a graph input.
+  std::optional<std::int64_t> batch;
+  // Replaces the whole shape of the named graph inputs.
+  std::map<std::string, graph::Shape> inputShapes;
+};
+
+// The newest default-domain opset that the linked ONNX library can infer shapes for.
+int maxSupportedOpset();
+
+// Imports `path` ("-" for stdin). Throws clustune::Error naming the file (and node) on any
+// problem: unreadable or malformed file, unsupported opset or operator, dynamic shapes left
+// unresolved, external data outside the model's folder.
+graph::Graph importModel(const std::string& path, const ImportOptions& options = {});
+
+// Parses "name=1x3x224x224" (a "scalar" shape is written "name="). Throws Error on bad syntax.
+std::pair<std::string, graph::Shape> parseInputShape(const std::string& text);
+
+// The model name used in tasks and reports: the file name without directory and ".onnx".
+std::string modelNameFromPath(const std::string& path);
+
+} // namespace clustune::onnx_import

@@ -1,0 +1,60 @@
+// See Jsonl.h.
+#include "support/Jsonl.h"
+
+#include "support/Files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+namespace clustune {
+
+JsonlReader::JsonlReader(std::string path) : path_(std::move(path)) {
+  if (path_ == "-") {
+    stream_ = &std::cin;
+    return;
+  }
+  auto file = std::make_unique<std::ifstream>(path_);
+  if (!*file)
+    throw Error(std::string("cannot open: ") + std::strerror(errno), {.file = path_});
+  stream_ = file.get();
+  ownedStream_ = std::move(file);
+}
+
+JsonlReader::~JsonlReader() = default;
+
+ErrorContext JsonlReader::context() const {
+  return {.file = displayPath(path_), .line = lineNumber_};
+}
+
+bool JsonlReader::next(nlohmann::json& entry) {
+  std::string line;
+  while (std::getline(*stream_, line)) {
+    ++lineNumber_;
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    try {
+      entry = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& error) {
+      std::string reason = error.what();
+      // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the
+      // byte position is what helps, the rest is noise.
+      if (auto colon = reason.find("parse error"); colon != std::string::npos)
+        reason = reason.substr(colon);
+      throw Error("invalid JSON: " + reason, context());
+    }
+    if (!entry.is_object())
+      throw Error(std::string("expected a JSON object, got ") + entry.type_name(), context());
+    return true;
+  }
+  if (stream_->bad())
+    throw Error("read failed", {.file = displayPath(path_)});
+  return false;
+}
+
+void JsonlWriter::write(const nlohmann::json& entry) {
+  stream_ << entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+} // namespace clustune

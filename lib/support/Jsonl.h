@@ -1,0 +1,62 @@
+// JSON Lines reading and writing. Every interchange file of clustune is JSONL (DESIGN §8); the
+// reader reports a bad entry with the file and line it came from, so a user can open the file
+// at the right place.
+#pragma once
+
+#include "support/Error.h"
+
+#include <istream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+namespace clustune {
+
+class JsonlReader {
+public:
+  // path "-" reads stdin.
+  explicit JsonlReader(std::string path);
+  ~JsonlReader();
+
+  // Reads the next non-blank line into `entry`; false at end of input. A line that is not a
+  // JSON object raises Error with the file and line.
+  bool next(nlohmann::json& entry);
+
+  long lineNumber() const { return lineNumber_; }
+  const std::string& path() const { return path_; }
+  // Context for errors about the entry just read (file and line).
+  ErrorContext context() const;
+
+private:
+  std::string path_;
+  std::unique_ptr<std::istream> ownedStream_;
+  std::istream* stream_;
+  long lineNumber_ = 0;
+};
+
+class JsonlWriter {
+public:
+  explicit JsonlWriter(std::ostream& stream) : stream_(stream) {}
+  void write(const nlohmann::json& entry);
+
+private:
+  std::ostream& stream_;
+};
+
+// Reads a field, raising Error with the reader's context when it is missing or has the wrong
+// type. Keeps validation of every format in one place.
+template <class T>
+T requireField(const nlohmann::json& entry, const char* name, const ErrorContext& context) {
+  auto found = entry.find(name);
+  if (found == entry.end())
+    throw Error(std::string("missing field '") + name + "'", context);
+  try {
+    return found->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(std::string("field '") + name + "' has the wrong type (" + found->type_name() + ")",
+                context);
+  }
+}
+
+} // namespace clustune

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Generate the small ONNX files used by clustune's lit tests (test/tools/Inputs/).
+
+Every file is built by hand with onnx.helper (opset 17 unless noted) from seeded
+random values, so re-running the script reproduces the files byte for byte:
+
+  tiny_cnn.onnx          Conv-BN-Relu-Conv(bias)-Add-Relu-GAP-reshape chain-Identity-Dropout-Gemm, inline weights
+  tiny_dynamic.onnx      tiny_cnn with input dim 0 = dim_param "batch"
+  tiny_external.onnx     Conv+Relu, weight in external file "tiny_external.weights" (not written)
+  escape_relative.onnx   as tiny_external, location "../outside.bin"
+  escape_absolute.onnx   as tiny_external, location "/etc/passwd"
+  unsupported_op.onnx    Relu ("relu0") -> Det ("determinant")
+  opset18.onnx           a single Relu, opset 18, IR version 8
+  empty.onnx             0 bytes
+  random_bytes.onnx      4096 bytes from numpy default_rng(1)
+  truncated.onnx         first 60% of tiny_cnn.onnx
+  two_branch.onnx        two equal-shaped MatMul+Relu branches (different names) -> Add
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPSET = 17
+PRODUCER = "clustune scripts/make_test_inputs.py"
+
+
+def _model(graph, opset=OPSET, ir_version=None):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name=PRODUCER)
+    if ir_version is not None:
+        m.ir_version = ir_version
+    return m
+
+
+def _init(name, arr):
+    return numpy_helper.from_array(np.array(arr, copy=True, order="C"), name)
+
+
+def _rand(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32) * np.float32(0.5)
+
+
+def tiny_cnn(batch=1):
+    """batch: an int, or a string used as dim_param."""
+    rng = np.random.default_rng(0)
+    inits = [
+        _init("conv0.weight", _rand(rng, 4, 3, 3, 3)),
+        _init("bn0.scale", (1.0 + 0.1 * rng.standard_normal(4)).astype(np.float32)),
+        _init("bn0.bias", (0.1 * rng.standard_normal(4)).astype(np.float32)),
+        _init("bn0.mean", (0.1 * rng.standard_normal(4)).astype(np.float32)),
+        _init("bn0.var", (1.0 + 0.1 * rng.random(4)).astype(np.float32)),
+        _init("conv1.weight", _rand(rng, 4, 4, 1, 1)),
+        _init("conv1.bias", _rand(rng, 4)),
+        _init("fc.weight", _rand(rng, 10, 4)),
+        _init("fc.bias", _rand(rng, 10)),
+        _init("gather_index", np.array(0, dtype=np.int64)),
+        _init("unsqueeze_axes", np.array([0], dtype=np.int64)),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["image", "conv0.weight"], ["conv0_out"], name="conv0",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node("BatchNormalization",
+                         ["conv0_out", "bn0.scale", "bn0.bias", "bn0.mean", "bn0.var"],
+                         ["bn0_out"], name="bn0", epsilon=1e-5),
+        helper.make_node("Relu", ["bn0_out"], ["relu0_out"], name="relu0"),
+        helper.make_node("Conv", ["relu0_out", "conv1.weight", "conv1.bias"], ["conv1_out"],
+                         name="conv1", kernel_shape=[1, 1]),
+        helper.make_node("Add", ["conv1_out", "relu0_out"], ["add0_out"], name="add0"),
+        helper.make_node("Relu", ["add0_out"], ["relu1_out"], name="relu1"),
+        helper.make_node("GlobalAveragePool", ["relu1_out"], ["gap_out"], name="gap"),
+        # [batch, -1] computed from the runtime shape so a symbolic batch flows through.
+        helper.make_node("Shape", ["gap_out"], ["gap_shape"], name="shape0"),
+        helper.make_node("Gather", ["gap_shape", "gather_index"], ["batch_dim"],
+                         name="gather0", axis=0),
+        helper.make_node("Unsqueeze", ["batch_dim", "unsqueeze_axes"], ["batch_dim_1d"],
+                         name="unsqueeze0"),
+        helper.make_node("Constant", [], ["minus_one"], name="const_minus_one",
+                         value=_init("minus_one_value", np.array([-1], dtype=np.int64))),
+        helper.make_node("Concat", ["batch_dim_1d", "minus_one"], ["flat_shape"],
+                         name="concat0", axis=0),
+        helper.make_node("Reshape", ["gap_out", "flat_shape"], ["flat"], name="reshape0"),
+        helper.make_node("Identity", ["flat"], ["flat_id"], name="identity0"),
+        helper.make_node("Dropout", ["flat_id"], ["flat_drop"], name="dropout0"),
+        helper.make_node("Gemm", ["flat_drop", "fc.weight", "fc.bias"], ["logits"], name="fc",
+                         transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_cnn",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [batch, 3, 8, 8])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [batch, 10])],
+        initializer=inits)
+    return _model(graph)
+
+
+def conv_relu_external(location):
+    w = TensorProto()
+    w.name = "conv.weight"
+    w.data_type = TensorProto.FLOAT
+    w.dims.extend([4, 3, 3, 3])
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", "0"), ("length", str(4 * 3 * 3 * 3 * 4))):
+        e = w.external_data.add()
+        e.key, e.value = k, v
+    nodes = [
+        helper.make_node("Conv", ["image", "conv.weight"], ["conv_out"], name="conv0",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv_out"], ["output"], name="relu0"),
+    ]
+    graph = helper.make_graph(
+        nodes, "conv_relu_external",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 8, 8])],
+        initializer=[w])
+    return _model(graph)
+
+
+def unsupported_op():
+    nodes = [
+        helper.make_node("Relu", ["x"], ["relu_out"], name="relu0"),
+        helper.make_node("Det", ["relu_out"], ["det"], name="determinant"),
+    ]
+    graph = helper.make_graph(
+        nodes, "unsupported_op",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 4])],
+        [helper.make_tensor_value_info("det", TensorProto.FLOAT, [])])
+    return _model(graph)
+
+
+def opset18():
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "opset18",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    return _model(graph, opset=18, ir_version=8)
+
+
+def two_branch():
+    rng = np.random.default_rng(2)
+    inits = [_init("branch_a.weight", _rand(rng, 8, 8)),
+             _init("branch_b.weight", _rand(rng, 8, 8))]
+    nodes = [
+        helper.make_node("MatMul", ["x", "branch_a.weight"], ["a_mm"], name="branch_a/matmul"),
+        helper.make_node("Relu", ["a_mm"], ["a_out"], name="branch_a/relu"),
+        helper.make_node("MatMul", ["x", "branch_b.weight"], ["b_mm"], name="branch_b/matmul"),
+        helper.make_node("Relu", ["b_mm"], ["b_out"], name="branch_b/relu"),
+        helper.make_node("Add", ["a_out", "b_out"], ["y"], name="merge/add"),
+    ]
+    graph = helper.make_graph(
+        nodes, "two_branch",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])],
+        initializer=inits)
+    return _model(graph)
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _check(name, model):
+    onnx.checker.check_model(model, full_check=True)
+    print(f"  checker ok: {name}")
+
+
+def _run_ort(name, path, feeds):
+    import onnxruntime as ort
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    outs = sess.run(None, feeds)
+    print(f"  onnxruntime ok: {name} -> {[o.shape for o in outs]}")
+    return outs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out-dir", default=os.path.join(REPO, "test", "tools", "Inputs"),
+                    help="output directory (default: test/tools/Inputs/ of the repository)")
+    ap.add_argument("--no-verify", action="store_true",
+                    help="skip onnx.checker / onnxruntime verification")
+    args = ap.parse_args(argv)
+    out = args.out_dir
+    os.makedirs(out, exist_ok=True)
+    verify = not args.no_verify
+    p = lambda n: os.path.join(out, n)  # noqa: E731
+
+    valid = {
+        "tiny_cnn.onnx": tiny_cnn(1),
+        "tiny_dynamic.onnx": tiny_cnn("batch"),
+        "tiny_external.onnx": conv_relu_external("tiny_external.weights"),
+        "escape_relative.onnx": conv_relu_external("../outside.bin"),
+        "escape_absolute.onnx": conv_relu_external("/etc/passwd"),
+        "unsupported_op.onnx": unsupported_op(),
+        "opset18.onnx": opset18(),
+        "two_branch.onnx": two_branch(),
+    }
+    for name, model in valid.items():
+        _write(p(name), model.SerializeToString())
+
+    tiny_bytes = open(p("tiny_cnn.onnx"), "rb").read()
+    _write(p("empty.onnx"), b"")
+    _write(p("random_bytes.onnx"), np.random.default_rng(1).bytes(4096))
+    _write(p("truncated.onnx"), tiny_bytes[: int(len(tiny_bytes) * 0.6)])
+
+    if verify:
+        # The external-data models reference files that do not exist (by design), so
+        # the checker cannot load their weights; check their structure with the
+        # weight replaced by inline zeros instead.
+        for name, model in valid.items():
+            if name in ("tiny_external.onnx", "escape_relative.onnx", "escape_absolute.onnx"):
+                m = onnx.ModelProto()
+                m.CopyFrom(model)
+                m.graph.initializer[0].CopyFrom(
+                    _init("conv.weight", np.zeros((4, 3, 3, 3), np.float32)))
+                _check(name + " (weights inlined)", m)
+            else:
+                _check(name, model)
+        x = np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)
+        (logits,) = _run_ort("tiny_cnn.onnx", p("tiny_cnn.onnx"), {"image": x})
+        x2 = np.concatenate([x, 2 * x, -x])
+        (logits2,) = _run_ort("tiny_dynamic.onnx (batch 3)", p("tiny_dynamic.onnx"), {"image": x2})
+        assert np.allclose(logits, logits2[:1], atol=1e-5), "tiny_dynamic != tiny_cnn"
+        _run_ort("unsupported_op.onnx", p("unsupported_op.onnx"),
+                 {"x": np.eye(4, dtype=np.float32)})
+        _run_ort("opset18.onnx", p("opset18.onnx"), {"x": np.ones((1, 4), np.float32)})
+        _run_ort("two_branch.onnx", p("two_branch.onnx"), {"x": np.ones((1, 8), np.float32)})
+        for bad in ("empty.onnx", "random_bytes.onnx", "truncated.onnx"):
+            try:
+                onnx.checker.check_model(onnx.load(p(bad)))
+                print(f"  note: {bad} unexpectedly loads and checks")
+            except Exception as exc:  # expected
+                print(f"  rejected as intended: {bad} ({type(exc).__name__})")
+
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".onnx"):
+            print(f"{name:<24} {os.path.getsize(p(name)):>6} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,20 @@
+# lit configuration for the tool tests: each .test file is a shell script of RUN lines checked
+# with FileCheck. %inputs are the small hand-made ONNX files, %models the shipped corpus.
+import os
+import lit.formats
+
+config.name = "clustune-tools"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(__file__)
+
+site_config = lit_config.params.get("clustune_site_config")
+if site_config is None:
+    lit_config.fatal("run through ctest, or pass --param clustune_site_config=<build>/test/tools/lit.site.cfg.py")
+lit_config.load_config(config, site_config)
+config.test_exec_root = os.path.join(os.path.dirname(site_config), "output")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.clustune_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%models", os.path.join(config.clustune_source_dir, "models")))

@@ -1,0 +1,91 @@
+// JSONL reading names the file and line of a bad entry; outputs appear only on commit.
+#include "support/Files.h"
+#include "support/Jsonl.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace clustune;
+
+namespace {
+
+std::string writeTemporary(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+} // namespace
+
+TEST(Jsonl, ReadsObjectsAndSkipsBlankLines) {
+  const auto path = writeTemporary("clustune-jsonl-good.jsonl", "{\"a\":1}\n\n{\"a\":2}\n");
+  JsonlReader reader(path);
+  nlohmann::json entry;
+  ASSERT_TRUE(reader.next(entry));
+  EXPECT_EQ(entry["a"], 1);
+  ASSERT_TRUE(reader.next(entry));
+  EXPECT_EQ(entry["a"], 2);
+  EXPECT_EQ(reader.lineNumber(), 3);
+  EXPECT_FALSE(reader.next(entry));
+}
+
+TEST(Jsonl, BadLineNamesFileAndLine) {
+  const auto path = writeTemporary("clustune-jsonl-bad.jsonl", "{\"a\":1}\n{\"a\":\n");
+  JsonlReader reader(path);
+  nlohmann::json entry;
+  ASSERT_TRUE(reader.next(entry));
+  try {
+    reader.next(entry);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.context().file, path);
+    EXPECT_EQ(error.context().line, 2);
+    EXPECT_NE(std::string(error.what()).find(path + ":2: invalid JSON"), std::string::npos);
+  }
+}
+
+TEST(Jsonl, NonObjectIsRejected) {
+  const auto path = writeTemporary("clustune-jsonl-array.jsonl", "[1,2]\n");
+  JsonlReader reader(path);
+  nlohmann::json entry;
+  EXPECT_THROW(reader.next(entry), Error);
+}
+
+TEST(Jsonl, RequireFieldReportsMissingAndMistyped) {
+  const nlohmann::json entry = {{"key", "abc"}, {"weight", "three"}};
+  const ErrorContext context{.file = "tasks.jsonl", .line = 4};
+  EXPECT_EQ(requireField<std::string>(entry, "key", context), "abc");
+  try {
+    requireField<int>(entry, "weight", context);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "tasks.jsonl:4: field 'weight' has the wrong type (string)");
+  }
+  EXPECT_THROW(requireField<int>(entry, "flops", context), Error);
+}
+
+TEST(Files, OutputAppearsOnlyOnCommit) {
+  const auto path = (std::filesystem::temp_directory_path() / "clustune-output.jsonl").string();
+  std::filesystem::remove(path);
+  {
+    OutputFile output(path);
+    output.stream() << "partial\n";
+  } // destroyed without commit: nothing may be left behind
+  EXPECT_FALSE(std::filesystem::exists(path));
+  {
+    OutputFile output(path);
+    output.stream() << "done\n";
+    output.commit();
+  }
+  EXPECT_EQ(readFileBytes(path), "done\n");
+}
+
+TEST(Files, MissingFileNamesIt) {
+  try {
+    readFileBytes("/nonexistent/model.onnx");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_EQ(error.context().file, "/nonexistent/model.onnx");
+  }
+}
