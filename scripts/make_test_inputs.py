@@ -14,7 +14,7 @@ random values, so re-running the script reproduces the files byte for byte:
   empty.onnx             0 bytes
   random_bytes.onnx      4096 bytes from numpy default_rng(1)
   truncated.onnx         first 60% of tiny_cnn.onnx
-  two_branch.onnx        two equal-shaped MatMul+Relu branches (different names) -> Add
+  two_branch.onnx        two equal-shaped MatMul+Relu branches (different names), two outputs
 """
 
 import argparse
@@ -149,12 +149,12 @@ def two_branch():
         helper.make_node("Relu", ["a_mm"], ["a_out"], name="branch_a/relu"),
         helper.make_node("MatMul", ["x", "branch_b.weight"], ["b_mm"], name="branch_b/matmul"),
         helper.make_node("Relu", ["b_mm"], ["b_out"], name="branch_b/relu"),
-        helper.make_node("Add", ["a_out", "b_out"], ["y"], name="merge/add"),
     ]
     graph = helper.make_graph(
         nodes, "two_branch",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("a_out", TensorProto.FLOAT, [1, 8]),
+         helper.make_tensor_value_info("b_out", TensorProto.FLOAT, [1, 8])],
         initializer=inits)
     return _model(graph)
 

@@ -38,16 +38,16 @@ enum class ValueKind {
 };
 
 struct Value {
-  std::string name;
+  std::string name = {};
   DataType dtype = DataType::Float32;
-  Shape shape;
+  Shape shape = {};
   ValueKind kind = ValueKind::Intermediate;
   NodeId producer = -1; // for Intermediate values
   // Constant payload, present when the model carried the data (or folding computed it).
   // Floating-point constants use floatData, integer and bool constants use intData.
   bool hasData = false;
-  std::vector<double> floatData;
-  std::vector<std::int64_t> intData;
+  std::vector<double> floatData = {};
+  std::vector<std::int64_t> intData = {};
 
   std::int64_t elements() const { return elementCount(shape); }
   std::int64_t bytes() const { return elements() * dataTypeBytes(dtype); }
@@ -59,11 +59,11 @@ using AttributeValue = std::variant<std::int64_t, double, std::string, std::vect
 using Attributes = std::map<std::string, AttributeValue>;
 
 struct Node {
-  std::string name; // from the model; may be empty
-  std::string op;   // ONNX op type, e.g. "Conv"
-  Attributes attributes;
-  std::vector<ValueId> inputs; // kNoValue for an omitted optional input
-  std::vector<ValueId> outputs;
+  std::string name = {}; // from the model; may be empty
+  std::string op = {};   // ONNX op type, e.g. "Conv"
+  Attributes attributes = {};
+  std::vector<ValueId> inputs = {}; // kNoValue for an omitted optional input
+  std::vector<ValueId> outputs = {};
   PatternKind pattern = PatternKind::Opaque;
   bool erased = false; // set by eraseNode; removed for good by compact()
 

@@ -15,9 +15,9 @@ namespace clustune::onnx_import {
 
 struct ImportOptions {
   // Replaces every dynamic dimension at axis 0 of a graph input.
-  std::optional<std::int64_t> batch;
+  std::optional<std::int64_t> batch = {};
   // Replaces the whole shape of the named graph inputs.
-  std::map<std::string, graph::Shape> inputShapes;
+  std::map<std::string, graph::Shape> inputShapes = {};
 };
 
 // The newest default-domain opset that the linked ONNX library can infer shapes for.

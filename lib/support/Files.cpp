@@ -37,6 +37,16 @@ std::string readFileBytes(const std::string& path) {
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty() || path_ == "-")
     return;
+  std::error_code error;
+  const auto status = std::filesystem::status(path_, error);
+  if (!error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // A device or pipe (/dev/null, a FIFO): write in place; renaming over it would replace it.
+    file_ = std::make_unique<std::ofstream>(path_, std::ios::binary);
+    if (!*file_)
+      throw Error(std::string("cannot write: ") + std::strerror(errno), {.file = path_});
+    writesInPlace_ = true;
+    return;
+  }
   temporaryPath_ = path_ + ".tmp." + std::to_string(::getpid());
   file_ = std::make_unique<std::ofstream>(temporaryPath_, std::ios::binary | std::ios::trunc);
   if (!*file_)
@@ -44,7 +54,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 }
 
 OutputFile::~OutputFile() {
-  if (file_ && !committed_) {
+  if (file_ && !committed_ && !writesInPlace_) {
     file_->close();
     std::remove(temporaryPath_.c_str());
   }
@@ -64,6 +74,10 @@ void OutputFile::commit() {
   file_->close();
   if (!*file_)
     throw Error("write failed", {.file = path_});
+  if (writesInPlace_) {
+    committed_ = true;
+    return;
+  }
   std::error_code error;
   std::filesystem::rename(temporaryPath_, path_, error);
   if (error)

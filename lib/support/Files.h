@@ -1,7 +1,7 @@
 // File input and output with the conventions every tool shares: "-" means stdin or stdout, a
 // missing or unreadable file is a clustune::Error naming the path, and outputs are written to a
 // temporary file that replaces the destination only on commit(), so a failed run never leaves a
-// partial output file behind.
+// partial output file behind. Devices and pipes (/dev/null, FIFOs) are written in place.
 #pragma once
 
 #include <fstream>
@@ -35,6 +35,7 @@ private:
   std::string temporaryPath_;
   std::unique_ptr<std::ofstream> file_;
   bool committed_ = false;
+  bool writesInPlace_ = false; // the destination is a device or pipe, not a regular file
 };
 
 } // namespace clustune

@@ -57,4 +57,8 @@ void JsonlWriter::write(const nlohmann::json& entry) {
   stream_ << entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
+void JsonlWriter::write(const nlohmann::ordered_json& entry) {
+  stream_ << entry.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+}
+
 } // namespace clustune

@@ -39,6 +39,8 @@ class JsonlWriter {
 public:
   explicit JsonlWriter(std::ostream& stream) : stream_(stream) {}
   void write(const nlohmann::json& entry);
+  // For formats whose field order is part of their documentation (tasks.jsonl).
+  void write(const nlohmann::ordered_json& entry);
 
 private:
   std::ostream& stream_;

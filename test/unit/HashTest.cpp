@@ -6,7 +6,8 @@
 using namespace clustune;
 
 TEST(StableHash, PinnedValues) {
-  EXPECT_EQ(toHex(stableHash("")), "c2a6a7237f2fbfc7");
+  // Computed independently: FNV-1a over the 8-byte little-endian length 0, then SplitMix64.
+  EXPECT_EQ(toHex(stableHash("")), "5ba314b8cfda3b6b");
   EXPECT_EQ(toHex(stableHash("resnet50")), toHex(stableHash("resnet50")));
   EXPECT_EQ(toHex(StableHasher().add(std::int64_t{42}).add(1.5).add("conv").finish()),
             toHex(StableHasher().add(std::int64_t{42}).add(1.5).add("conv").finish()));

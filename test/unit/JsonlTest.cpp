@@ -89,3 +89,12 @@ TEST(Files, MissingFileNamesIt) {
     EXPECT_EQ(error.context().file, "/nonexistent/model.onnx");
   }
 }
+
+TEST(Files, DevicesAreWrittenInPlaceNotReplaced) {
+  {
+    OutputFile output("/dev/null");
+    output.stream() << "discarded\n";
+    output.commit();
+  }
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+}

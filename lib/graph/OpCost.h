@@ -1,0 +1,25 @@
+// Floating-point operation counts per graph node. A task's FLOPs (the sum over its nodes) feed the
+// GAE node features, the task scheduler's throughput estimates and the reports; the conventions
+// are fixed so that scripts/count_flops.py, an independent counter working on the ONNX file,
+// agrees with the partitioner within 1% per model. Change both together or neither.
+#pragma once
+
+#include "graph/Graph.h"
+
+#include <cstdint>
+
+namespace clustune::graph {
+
+// Counts a multiply-add as 2 operations. Conventions (shapes are the node's static shapes):
+//   Conv           2*N*Cout*prod(out spatial)*(Cin/groups)*prod(kernel) [+ out elements if bias]
+//   ConvTranspose  2*N*Cin*prod(in spatial)*weight.shape[1]*prod(kernel) [+ out elements if bias]
+//   Gemm           2*M*N*K [+ M*N if C];  MatMul 2*prod(broadcast batch)*M*N*K (numpy 1-D rules)
+//   BatchNormalization 2 per output element; Softmax 3 and LayerNormalization 7 per input element
+//   element-wise (registry pattern ElemWise or Broadcast, except Cast/Identity/Dropout): 1 per
+//     output element when the output is floating point, else 0 (shape arithmetic is free)
+//   MaxPool/AveragePool  output elements * prod(kernel_shape)
+//   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min  input elements
+//   everything else (layout ops, Opaque)  0
+std::int64_t nodeFlops(const Graph& graph, const Node& node);
+
+} // namespace clustune::graph

@@ -1,0 +1,161 @@
+// Graph simplification on hand-built graphs: pass-through removal, constant folding of shape
+// chains, operand-to-attribute canonicalisation, BatchNormalization folding (numerically),
+// and pattern refinement.
+#include "graph/ConstantFolding.h"
+#include "graph/Simplify.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace clustune::graph;
+
+namespace {
+
+ValueId addInput(Graph& graph, const std::string& name, Shape shape) {
+  Value value{.name = name, .shape = std::move(shape), .kind = ValueKind::Input};
+  const auto id = graph.addValue(value);
+  graph.inputs.push_back(id);
+  return id;
+}
+
+ValueId addConstant(Graph& graph, Shape shape, std::vector<double> floats,
+                    std::vector<std::int64_t> ints = {}) {
+  Value value{.name = "c" + std::to_string(graph.values.size()),
+              .dtype = ints.empty() ? DataType::Float32 : DataType::Int64,
+              .shape = std::move(shape),
+              .kind = ValueKind::Constant,
+              .hasData = true,
+              .floatData = std::move(floats),
+              .intData = std::move(ints)};
+  return graph.addValue(value);
+}
+
+ValueId addNode(Graph& graph, const std::string& op, std::vector<ValueId> inputs, Shape shape,
+                Attributes attributes = {}, DataType dtype = DataType::Float32) {
+  const auto output = graph.addValue(Value{.name = op + std::to_string(graph.nodes.size()),
+                                           .dtype = dtype,
+                                           .shape = std::move(shape)});
+  graph.addNode(Node{.op = op, .attributes = std::move(attributes), .inputs = std::move(inputs),
+                     .outputs = {output}});
+  return output;
+}
+
+} // namespace
+
+TEST(Simplify, RemovesIdentityAndDropout) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 3});
+  const auto a = addNode(graph, "Identity", {x}, {2, 3});
+  const auto b = addNode(graph, "Dropout", {a}, {2, 3});
+  graph.outputs = {addNode(graph, "Relu", {b}, {2, 3})};
+  const auto statistics = simplify(graph);
+  EXPECT_EQ(statistics.passThroughRemoved, 2);
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].op, "Relu");
+  EXPECT_EQ(graph.nodes[0].inputs[0], graph.inputs[0]);
+}
+
+TEST(Simplify, FoldsShapeGatherConcatChainIntoReshapeAttribute) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {4, 2, 3});
+  const auto shape = addNode(graph, "Shape", {x}, {3}, {}, DataType::Int64);
+  const auto zero = addConstant(graph, {}, {}, {0});
+  const auto batch = addNode(graph, "Gather", {shape, zero}, {}, {{"axis", std::int64_t{0}}},
+                             DataType::Int64);
+  const auto axes = addConstant(graph, {1}, {}, {0});
+  const auto batch1 = addNode(graph, "Unsqueeze", {batch, axes}, {1}, {}, DataType::Int64);
+  const auto minusOne = addConstant(graph, {1}, {}, {-1});
+  const auto target = addNode(graph, "Concat", {batch1, minusOne}, {2},
+                              {{"axis", std::int64_t{0}}}, DataType::Int64);
+  graph.outputs = {addNode(graph, "Reshape", {x, target}, {4, 6})};
+
+  EXPECT_EQ(foldConstants(graph), 4);
+  EXPECT_EQ(graph.values[target].intData, (std::vector<std::int64_t>{4, -1}));
+  simplify(graph);
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].op, "Reshape");
+  EXPECT_EQ(graph.nodes[0].inputs.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].intsAttribute("shape"), (std::vector<std::int64_t>{4, 6}));
+}
+
+TEST(Simplify, SliceOperandsBecomeNormalisedAttributes) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 10});
+  const auto starts = addConstant(graph, {1}, {}, {-4});
+  const auto ends = addConstant(graph, {1}, {}, {INT64_MAX});
+  const auto axes = addConstant(graph, {1}, {}, {-1});
+  graph.outputs = {addNode(graph, "Slice", {x, starts, ends, axes}, {1, 4})};
+  simplify(graph);
+  const Node& slice = graph.nodes.at(0);
+  EXPECT_EQ(slice.inputs.size(), 1u);
+  EXPECT_EQ(slice.intsAttribute("starts"), (std::vector<std::int64_t>{6}));
+  EXPECT_EQ(slice.intsAttribute("ends"), (std::vector<std::int64_t>{10}));
+  EXPECT_EQ(slice.intsAttribute("axes"), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(slice.intsAttribute("steps"), (std::vector<std::int64_t>{1}));
+}
+
+TEST(Simplify, FoldsBatchNormIntoConvNumerically) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 1, 4, 4});
+  const auto weight = addConstant(graph, {2, 1, 1, 1}, {2.0, -1.0});
+  const auto conv = addNode(graph, "Conv", {x, weight}, {1, 2, 4, 4});
+  const auto scale = addConstant(graph, {2}, {1.5, 0.5});
+  const auto shift = addConstant(graph, {2}, {0.25, -1.0});
+  const auto mean = addConstant(graph, {2}, {1.0, 2.0});
+  const auto variance = addConstant(graph, {2}, {4.0, 0.25});
+  graph.outputs = {addNode(graph, "BatchNormalization", {conv, scale, shift, mean, variance},
+                           {1, 2, 4, 4}, {{"epsilon", 0.0}})};
+  const auto statistics = simplify(graph);
+  EXPECT_EQ(statistics.batchNormsFolded, 1);
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  const Node& folded = graph.nodes[0];
+  ASSERT_EQ(folded.inputs.size(), 3u);
+  const Value& newWeight = graph.values[folded.inputs[1]];
+  const Value& newBias = graph.values[folded.inputs[2]];
+  ASSERT_TRUE(newWeight.hasData && newBias.hasData);
+  // factor = scale / sqrt(variance): 0.75 and 1.0
+  EXPECT_DOUBLE_EQ(newWeight.floatData[0], 2.0 * 0.75);
+  EXPECT_DOUBLE_EQ(newWeight.floatData[1], -1.0 * 1.0);
+  EXPECT_DOUBLE_EQ(newBias.floatData[0], (0.0 - 1.0) * 0.75 + 0.25);
+  EXPECT_DOUBLE_EQ(newBias.floatData[1], (0.0 - 2.0) * 1.0 - 1.0);
+  EXPECT_EQ(graph.outputs[0], folded.outputs[0]);
+}
+
+TEST(Simplify, BatchNormAfterConcatStaysAsBroadcast) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 2, 4, 4});
+  const auto y = addInput(graph, "y", {1, 2, 4, 4});
+  const auto joined = addNode(graph, "Concat", {x, y}, {1, 4, 4, 4}, {{"axis", std::int64_t{1}}});
+  std::vector<ValueId> parameters;
+  for (int i = 0; i < 4; ++i)
+    parameters.push_back(addConstant(graph, {4}, {1, 1, 1, 1}));
+  graph.outputs = {addNode(graph, "BatchNormalization",
+                           {joined, parameters[0], parameters[1], parameters[2], parameters[3]},
+                           {1, 4, 4, 4})};
+  EXPECT_EQ(simplify(graph).batchNormsFolded, 0);
+  EXPECT_EQ(graph.nodes.back().op, "BatchNormalization");
+  EXPECT_EQ(graph.nodes.back().pattern, PatternKind::Broadcast);
+}
+
+TEST(Simplify, ElementwiseWithDifferentShapesIsBroadcast) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 3});
+  const auto bias = addConstant(graph, {3}, {1, 2, 3});
+  const auto sum = addNode(graph, "Add", {x, bias}, {2, 3});
+  graph.outputs = {addNode(graph, "Relu", {sum}, {2, 3})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].pattern, PatternKind::Broadcast);
+  EXPECT_EQ(graph.nodes[1].pattern, PatternKind::ElemWise);
+}
+
+TEST(Simplify, ClipBoundsBecomeAttributes) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {8});
+  const auto low = addConstant(graph, {}, {0.0});
+  const auto high = addConstant(graph, {}, {6.0});
+  graph.outputs = {addNode(graph, "Clip", {x, low, high}, {8})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].inputs.size(), 1u);
+  EXPECT_DOUBLE_EQ(graph.nodes[0].floatAttribute("min", -1), 0.0);
+  EXPECT_DOUBLE_EQ(graph.nodes[0].floatAttribute("max", -1), 6.0);
+}
