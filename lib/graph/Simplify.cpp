@@ -253,6 +253,7 @@ SimplifyStatistics simplify(Graph& graph) {
   statistics.operandsToAttributes = operandsToAttributes(graph);
   statistics.batchNormsFolded = foldBatchNorms(graph);
   graph.compact();
+  normalizeAttributes(graph);
   assignPatterns(graph);
   statistics.nodesAfter = static_cast<int>(graph.nodes.size());
   spdlog::debug("simplify {}: {} -> {} nodes ({} pass-through removed, {} constants folded, "

@@ -1,7 +1,8 @@
 // Graph simplification after import (DESIGN §4.1): removes pass-through ops (Identity,
 // Dropout), folds constants, turns constant operand inputs (Reshape's shape, Slice's starts,
 // Clip's bounds, ...) into attributes so a task is described by attributes alone, folds
-// BatchNormalization into the preceding Conv or Gemm, gives every node its pattern kind, and
+// BatchNormalization into the preceding Conv or Gemm, makes attributes explicit (defaults, positive
+// axes), gives every node its pattern kind, and
 // drops dead code.
 #pragma once
 
@@ -20,6 +21,10 @@ struct SimplifyStatistics {
 
 // Throws clustune::Error naming the node when an operand that must be constant is not.
 SimplifyStatistics simplify(Graph& graph);
+
+// Makes attributes explicit and canonical: ONNX defaults filled in, negative axes made
+// positive, auto_pad resolved into pads (NormalizeAttributes.cpp).
+void normalizeAttributes(Graph& graph);
 
 // Sets Node::pattern from the op registry, refining element-wise ops whose input shapes differ
 // from the output shape to Broadcast.

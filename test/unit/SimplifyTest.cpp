@@ -159,3 +159,31 @@ TEST(Simplify, ClipBoundsBecomeAttributes) {
   EXPECT_DOUBLE_EQ(graph.nodes[0].floatAttribute("min", -1), 0.0);
   EXPECT_DOUBLE_EQ(graph.nodes[0].floatAttribute("max", -1), 6.0);
 }
+
+TEST(Simplify, ImplicitAndExplicitConvAttributesNormaliseAlike) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 4, 8, 8});
+  const auto weight = addConstant(graph, {4, 4, 3, 3}, std::vector<double>(144, 0.5));
+  const auto implicitConv = addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8},
+                                    {{"auto_pad", std::string("SAME_UPPER")}});
+  const auto explicitConv =
+      addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8},
+              {{"kernel_shape", std::vector<std::int64_t>{3, 3}},
+               {"strides", std::vector<std::int64_t>{1, 1}},
+               {"dilations", std::vector<std::int64_t>{1, 1}},
+               {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+               {"group", std::int64_t{1}}});
+  graph.outputs = {implicitConv, explicitConv};
+  simplify(graph);
+  ASSERT_EQ(graph.nodes.size(), 2u);
+  EXPECT_EQ(graph.nodes[0].attributes, graph.nodes[1].attributes);
+  EXPECT_EQ(graph.nodes[0].intsAttribute("pads"), (std::vector<std::int64_t>{1, 1, 1, 1}));
+}
+
+TEST(Simplify, NegativeAxesBecomePositive) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 3, 5});
+  graph.outputs = {addNode(graph, "Softmax", {x}, {2, 3, 5})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].intAttribute("axis", -99), 2);
+}

@@ -1,0 +1,141 @@
+// Attribute normalisation, part of graph simplification (Simplify.h): every attribute that ONNX
+// lets an exporter omit or spell in several ways (defaults, negative axes, auto_pad) is made
+// explicit and canonical. Two exporters that describe the same convolution differently must
+// produce the same task, and so the same workload key.
+#include "graph/Simplify.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace clustune::graph {
+namespace {
+
+void setDefault(Node& node, const std::string& key, AttributeValue value) {
+  node.attributes.try_emplace(key, std::move(value));
+}
+
+std::int64_t positiveAxis(std::int64_t axis, std::size_t rank) {
+  return axis < 0 ? axis + static_cast<std::int64_t>(rank) : axis;
+}
+
+void makeAxisPositive(Node& node, const std::string& key, std::size_t rank, std::int64_t fallback) {
+  node.attributes[key] = positiveAxis(node.intAttribute(key, fallback), rank);
+}
+
+// Resolves auto_pad SAME_UPPER/SAME_LOWER/VALID into explicit pads from the known shapes.
+void resolveAutoPad(Node& node, const Shape& input, const Shape& output, NodeId id,
+                    const Graph& graph) {
+  const std::string mode = node.stringAttribute("auto_pad", "NOTSET");
+  node.attributes.erase("auto_pad");
+  if (mode == "NOTSET")
+    return;
+  const auto kernel = node.intsAttribute("kernel_shape");
+  const std::size_t spatial = kernel.size();
+  std::vector<std::int64_t> pads(2 * spatial, 0);
+  if (mode != "VALID") {
+    if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
+      throw Error("unknown auto_pad '" + mode + "'", {.node = graph.nodeLabel(id)});
+    const auto strides = node.intsAttribute("strides", std::vector<std::int64_t>(spatial, 1));
+    const auto dilations = node.intsAttribute("dilations", std::vector<std::int64_t>(spatial, 1));
+    for (std::size_t axis = 0; axis < spatial; ++axis) {
+      const std::int64_t inputExtent = input[2 + axis];
+      const std::int64_t outputExtent = output[2 + axis];
+      const std::int64_t total = std::max<std::int64_t>(
+          (outputExtent - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1 - inputExtent, 0);
+      const std::int64_t smaller = total / 2;
+      pads[axis] = mode == "SAME_UPPER" ? smaller : total - smaller;
+      pads[axis + spatial] = total - pads[axis];
+    }
+  }
+  node.attributes["pads"] = pads;
+}
+
+void normalizeWindowed(Node& node, std::size_t spatial) {
+  setDefault(node, "strides", std::vector<std::int64_t>(spatial, 1));
+  setDefault(node, "dilations", std::vector<std::int64_t>(spatial, 1));
+  setDefault(node, "pads", std::vector<std::int64_t>(2 * spatial, 0));
+}
+
+} // namespace
+
+void normalizeAttributes(Graph& graph) {
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id) {
+    Node& node = graph.nodes[id];
+    if (node.erased)
+      continue;
+    const std::string& op = node.op;
+    const Shape& input = node.inputs.empty() || node.inputs[0] == kNoValue
+                             ? Shape{}
+                             : graph.values[node.inputs[0]].shape;
+    const Shape& output = graph.values[node.outputs[0]].shape;
+    const std::size_t rank = input.size();
+    if (op == "Conv" || op == "ConvTranspose") {
+      const Shape& weight = graph.values[node.inputs[1]].shape;
+      setDefault(node, "kernel_shape", std::vector<std::int64_t>(weight.begin() + 2, weight.end()));
+      const std::size_t spatial = weight.size() - 2;
+      if (op == "Conv")
+        resolveAutoPad(node, input, output, id, graph);
+      normalizeWindowed(node, spatial);
+      setDefault(node, "group", std::int64_t{1});
+      if (op == "ConvTranspose")
+        setDefault(node, "output_padding", std::vector<std::int64_t>(spatial, 0));
+    } else if (op == "MaxPool" || op == "AveragePool") {
+      const std::size_t spatial = rank - 2;
+      resolveAutoPad(node, input, output, id, graph);
+      normalizeWindowed(node, spatial);
+      setDefault(node, "ceil_mode", std::int64_t{0});
+      if (op == "MaxPool")
+        setDefault(node, "storage_order", std::int64_t{0});
+      else
+        setDefault(node, "count_include_pad", std::int64_t{0});
+    } else if (op == "Gemm") {
+      setDefault(node, "alpha", 1.0);
+      setDefault(node, "beta", 1.0);
+      setDefault(node, "transA", std::int64_t{0});
+      setDefault(node, "transB", std::int64_t{0});
+    } else if (op == "Softmax") {
+      makeAxisPositive(node, "axis", rank, -1);
+    } else if (op == "LayerNormalization") {
+      makeAxisPositive(node, "axis", rank, -1);
+      setDefault(node, "epsilon", 1e-5);
+      setDefault(node, "stash_type", std::int64_t{1});
+    } else if (op == "Concat" || op == "Gather" || op == "Split") {
+      makeAxisPositive(node, "axis", op == "Concat" ? output.size() : rank, 0);
+    } else if (op == "Flatten") {
+      makeAxisPositive(node, "axis", rank, 1);
+    } else if (op == "Transpose") {
+      std::vector<std::int64_t> reversed(rank);
+      std::iota(reversed.rbegin(), reversed.rend(), 0);
+      setDefault(node, "perm", reversed);
+    } else if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
+      std::vector<std::int64_t> all(rank);
+      std::iota(all.begin(), all.end(), 0);
+      auto axes = node.intsAttribute("axes", all);
+      if (axes.empty() && node.intAttribute("noop_with_empty_axes", 0) == 0)
+        axes = all;
+      for (auto& axis : axes)
+        axis = positiveAxis(axis, rank);
+      std::sort(axes.begin(), axes.end());
+      node.attributes["axes"] = axes;
+      setDefault(node, "keepdims", std::int64_t{1});
+    } else if (op == "Squeeze" || op == "Unsqueeze") {
+      if (auto axes = node.intsAttribute("axes"); !axes.empty()) {
+        for (auto& axis : axes)
+          axis = positiveAxis(axis, op == "Unsqueeze" ? output.size() : rank);
+        std::sort(axes.begin(), axes.end());
+        node.attributes["axes"] = axes;
+      }
+    } else if (op == "LeakyRelu") {
+      setDefault(node, "alpha", 0.01);
+    } else if (op == "HardSigmoid") {
+      setDefault(node, "alpha", 0.2);
+      setDefault(node, "beta", 0.5);
+    } else if (op == "Elu") {
+      setDefault(node, "alpha", 1.0);
+    }
+  }
+}
+
+} // namespace clustune::graph
