@@ -40,14 +40,17 @@ std::int64_t broadcastSource(const Shape& outputShape, const Shape& inputShape,
   return source;
 }
 
-bool isInteger(const Value& value) { return !isFloatingPoint(value.dtype); }
+bool isInteger(const Value& value) {
+  return !isFloatingPoint(value.dtype);
+}
 
 double asFloat(const Value& value, std::int64_t index) {
   return isInteger(value) ? static_cast<double>(value.intData[index]) : value.floatData[index];
 }
 
 std::int64_t asInt(const Value& value, std::int64_t index) {
-  return isInteger(value) ? value.intData[index] : static_cast<std::int64_t>(value.floatData[index]);
+  return isInteger(value) ? value.intData[index]
+                          : static_cast<std::int64_t>(value.floatData[index]);
 }
 
 // Output value under construction: same dtype/shape as inferred, data filled by the folder.
@@ -55,7 +58,8 @@ struct Result {
   Value& value;
   void push(double x) {
     if (isInteger(value))
-      value.intData.push_back(value.dtype == DataType::Bool ? (x != 0) : static_cast<std::int64_t>(x));
+      value.intData.push_back(value.dtype == DataType::Bool ? (x != 0)
+                                                            : static_cast<std::int64_t>(x));
     else
       value.floatData.push_back(x);
   }
@@ -81,7 +85,8 @@ std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank) {
 bool evaluateElementwise(const std::string& op, const std::vector<const Value*>& in, Result& out) {
   const Shape& shape = out.value.shape;
   const std::int64_t count = elementCount(shape);
-  const bool integer = std::all_of(in.begin(), in.end(), [](const Value* v) { return isInteger(*v); });
+  const bool integer =
+      std::all_of(in.begin(), in.end(), [](const Value* v) { return isInteger(*v); });
   for (std::int64_t i = 0; i < count; ++i) {
     auto src = [&](int k) { return broadcastSource(shape, in[k]->shape, i); };
     if (op == "Where") {
@@ -310,8 +315,8 @@ bool evaluate(const Graph& graph, const Node& node, std::vector<Value>& outputs)
   if (op == "Transpose")
     return evaluateTranspose(node, *in[0], out);
   static const std::set<std::string> elementwise = {
-      "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Min", "Max",
-      "And", "Or",  "Not", "Neg", "Sqrt", "Abs", "Where"};
+      "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Min",
+      "Max", "And", "Or",  "Not", "Neg", "Sqrt",  "Abs",  "Where"};
   if (elementwise.count(op))
     return evaluateElementwise(op, in, out);
   return false;
@@ -321,7 +326,8 @@ bool inputsAvailable(const Graph& graph, const Node& node) {
   if (node.op == "Shape" || node.op == "Size")
     return true; // shapes are static: the data of the input is not needed
   for (ValueId id : node.inputs)
-    if (id != kNoValue && !(graph.values[id].kind == ValueKind::Constant && graph.values[id].hasData))
+    if (id != kNoValue &&
+        !(graph.values[id].kind == ValueKind::Constant && graph.values[id].hasData))
       return false;
   return !node.inputs.empty() || node.op == "ConstantOfShape";
 }

@@ -230,8 +230,8 @@ void Graph::verify() const {
     if (node.erased)
       continue;
     for (ValueId input : node.inputs)
-      assert(input == kNoValue || (input >= 0 && input < static_cast<ValueId>(values.size()) &&
-                                   available[input]));
+      assert(input == kNoValue ||
+             (input >= 0 && input < static_cast<ValueId>(values.size()) && available[input]));
     for (ValueId output : node.outputs) {
       assert(values[output].producer == id);
       available[output] = true;

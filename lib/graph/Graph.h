@@ -53,8 +53,8 @@ struct Value {
   std::int64_t bytes() const { return elements() * dataTypeBytes(dtype); }
 };
 
-using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>,
-                                    std::vector<double>>;
+using AttributeValue =
+    std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>>;
 // Ordered by name, so that iteration (and so workload keys) are canonical.
 using Attributes = std::map<std::string, AttributeValue>;
 

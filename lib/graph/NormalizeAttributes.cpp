@@ -3,7 +3,6 @@
 // explicit and canonical. Two exporters that describe the same convolution differently must
 // produce the same task, and so the same workload key.
 #include "graph/Simplify.h"
-
 #include "support/Error.h"
 
 #include <algorithm>
@@ -42,8 +41,10 @@ void resolveAutoPad(Node& node, const Shape& input, const Shape& output, NodeId 
     for (std::size_t axis = 0; axis < spatial; ++axis) {
       const std::int64_t inputExtent = input[2 + axis];
       const std::int64_t outputExtent = output[2 + axis];
-      const std::int64_t total = std::max<std::int64_t>(
-          (outputExtent - 1) * strides[axis] + (kernel[axis] - 1) * dilations[axis] + 1 - inputExtent, 0);
+      const std::int64_t total =
+          std::max<std::int64_t>((outputExtent - 1) * strides[axis] +
+                                     (kernel[axis] - 1) * dilations[axis] + 1 - inputExtent,
+                                 0);
       const std::int64_t smaller = total / 2;
       pads[axis] = mode == "SAME_UPPER" ? smaller : total - smaller;
       pads[axis + spatial] = total - pads[axis];

@@ -12,39 +12,82 @@ using enum PatternKind;
 
 constexpr std::array kOps = {
     // Complex ops that anchor a task.
-    OpInfo{"Conv", OutEWiseFusable}, OpInfo{"ConvTranspose", OutEWiseFusable},
-    OpInfo{"Gemm", OutEWiseFusable}, OpInfo{"MatMul", OutEWiseFusable},
+    OpInfo{"Conv", OutEWiseFusable},
+    OpInfo{"ConvTranspose", OutEWiseFusable},
+    OpInfo{"Gemm", OutEWiseFusable},
+    OpInfo{"MatMul", OutEWiseFusable},
     // Element-wise (unary, or binary on equal shapes: the importer refines to Broadcast when the
     // input shapes differ).
-    OpInfo{"Relu", ElemWise}, OpInfo{"Clip", ElemWise}, OpInfo{"Sigmoid", ElemWise},
-    OpInfo{"Tanh", ElemWise}, OpInfo{"Erf", ElemWise}, OpInfo{"HardSigmoid", ElemWise},
-    OpInfo{"HardSwish", ElemWise}, OpInfo{"LeakyRelu", ElemWise}, OpInfo{"Elu", ElemWise},
-    OpInfo{"Gelu", ElemWise}, OpInfo{"Softplus", ElemWise}, OpInfo{"Exp", ElemWise},
-    OpInfo{"Log", ElemWise}, OpInfo{"Sqrt", ElemWise}, OpInfo{"Neg", ElemWise},
-    OpInfo{"Abs", ElemWise}, OpInfo{"Reciprocal", ElemWise}, OpInfo{"Floor", ElemWise},
-    OpInfo{"Ceil", ElemWise}, OpInfo{"Round", ElemWise}, OpInfo{"Sign", ElemWise},
-    OpInfo{"Not", ElemWise}, OpInfo{"Cast", ElemWise}, OpInfo{"Identity", ElemWise},
-    OpInfo{"Dropout", ElemWise}, OpInfo{"Add", ElemWise}, OpInfo{"Sub", ElemWise},
-    OpInfo{"Mul", ElemWise}, OpInfo{"Div", ElemWise}, OpInfo{"Pow", ElemWise},
-    OpInfo{"Max", ElemWise}, OpInfo{"Min", ElemWise}, OpInfo{"Equal", ElemWise},
-    OpInfo{"Less", ElemWise}, OpInfo{"Greater", ElemWise}, OpInfo{"And", ElemWise},
-    OpInfo{"Or", ElemWise}, OpInfo{"Where", ElemWise},
+    OpInfo{"Relu", ElemWise},
+    OpInfo{"Clip", ElemWise},
+    OpInfo{"Sigmoid", ElemWise},
+    OpInfo{"Tanh", ElemWise},
+    OpInfo{"Erf", ElemWise},
+    OpInfo{"HardSigmoid", ElemWise},
+    OpInfo{"HardSwish", ElemWise},
+    OpInfo{"LeakyRelu", ElemWise},
+    OpInfo{"Elu", ElemWise},
+    OpInfo{"Gelu", ElemWise},
+    OpInfo{"Softplus", ElemWise},
+    OpInfo{"Exp", ElemWise},
+    OpInfo{"Log", ElemWise},
+    OpInfo{"Sqrt", ElemWise},
+    OpInfo{"Neg", ElemWise},
+    OpInfo{"Abs", ElemWise},
+    OpInfo{"Reciprocal", ElemWise},
+    OpInfo{"Floor", ElemWise},
+    OpInfo{"Ceil", ElemWise},
+    OpInfo{"Round", ElemWise},
+    OpInfo{"Sign", ElemWise},
+    OpInfo{"Not", ElemWise},
+    OpInfo{"Cast", ElemWise},
+    OpInfo{"Identity", ElemWise},
+    OpInfo{"Dropout", ElemWise},
+    OpInfo{"Add", ElemWise},
+    OpInfo{"Sub", ElemWise},
+    OpInfo{"Mul", ElemWise},
+    OpInfo{"Div", ElemWise},
+    OpInfo{"Pow", ElemWise},
+    OpInfo{"Max", ElemWise},
+    OpInfo{"Min", ElemWise},
+    OpInfo{"Equal", ElemWise},
+    OpInfo{"Less", ElemWise},
+    OpInfo{"Greater", ElemWise},
+    OpInfo{"And", ElemWise},
+    OpInfo{"Or", ElemWise},
+    OpInfo{"Where", ElemWise},
     // Per-channel affine when it cannot be folded into a preceding Conv or Gemm.
     OpInfo{"BatchNormalization", Broadcast},
     // Layout and indexing.
-    OpInfo{"Reshape", Injective}, OpInfo{"Flatten", Injective}, OpInfo{"Transpose", Injective},
-    OpInfo{"Concat", Injective}, OpInfo{"Slice", Injective}, OpInfo{"Split", Injective},
-    OpInfo{"Gather", Injective}, OpInfo{"Squeeze", Injective}, OpInfo{"Unsqueeze", Injective},
-    OpInfo{"Expand", Injective}, OpInfo{"Pad", Injective}, OpInfo{"Tile", Injective},
+    OpInfo{"Reshape", Injective},
+    OpInfo{"Flatten", Injective},
+    OpInfo{"Transpose", Injective},
+    OpInfo{"Concat", Injective},
+    OpInfo{"Slice", Injective},
+    OpInfo{"Split", Injective},
+    OpInfo{"Gather", Injective},
+    OpInfo{"Squeeze", Injective},
+    OpInfo{"Unsqueeze", Injective},
+    OpInfo{"Expand", Injective},
+    OpInfo{"Pad", Injective},
+    OpInfo{"Tile", Injective},
     // Reductions.
-    OpInfo{"MaxPool", CommReduce}, OpInfo{"AveragePool", CommReduce},
-    OpInfo{"GlobalAveragePool", CommReduce}, OpInfo{"GlobalMaxPool", CommReduce},
-    OpInfo{"ReduceMean", CommReduce}, OpInfo{"ReduceSum", CommReduce},
-    OpInfo{"ReduceMax", CommReduce}, OpInfo{"ReduceMin", CommReduce},
-    OpInfo{"Softmax", CommReduce}, OpInfo{"LayerNormalization", CommReduce},
+    OpInfo{"MaxPool", CommReduce},
+    OpInfo{"AveragePool", CommReduce},
+    OpInfo{"GlobalAveragePool", CommReduce},
+    OpInfo{"GlobalMaxPool", CommReduce},
+    OpInfo{"ReduceMean", CommReduce},
+    OpInfo{"ReduceSum", CommReduce},
+    OpInfo{"ReduceMax", CommReduce},
+    OpInfo{"ReduceMin", CommReduce},
+    OpInfo{"Softmax", CommReduce},
+    OpInfo{"LayerNormalization", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
-    OpInfo{"Shape", Opaque}, OpInfo{"Constant", Opaque}, OpInfo{"ConstantOfShape", Opaque},
-    OpInfo{"Range", Opaque}, OpInfo{"Size", Opaque},
+    OpInfo{"Shape", Opaque},
+    OpInfo{"Constant", Opaque},
+    OpInfo{"ConstantOfShape", Opaque},
+    OpInfo{"Range", Opaque},
+    OpInfo{"Size", Opaque},
 };
 
 } // namespace
@@ -68,7 +111,8 @@ const char* patternKindName(PatternKind kind) {
 }
 
 std::optional<OpInfo> lookupOp(const std::string& op) {
-  auto found = std::find_if(kOps.begin(), kOps.end(), [&](const OpInfo& info) { return op == info.op; });
+  auto found =
+      std::find_if(kOps.begin(), kOps.end(), [&](const OpInfo& info) { return op == info.op; });
   if (found == kOps.end())
     return std::nullopt;
   return *found;

@@ -18,7 +18,8 @@ int removePassThrough(Graph& graph) {
     if (node.erased || (node.op != "Identity" && node.op != "Dropout"))
       continue;
     // Dropout's optional mask output has no inference-time meaning; keep the node if read.
-    if (node.outputs.size() > 1 && (!readers[node.outputs[1]].empty() || graph.isGraphOutput(node.outputs[1])))
+    if (node.outputs.size() > 1 &&
+        (!readers[node.outputs[1]].empty() || graph.isGraphOutput(node.outputs[1])))
       continue;
     graph.replaceAllUses(node.outputs[0], node.inputs[0]);
     graph.eraseNode(id);
@@ -37,7 +38,8 @@ std::vector<std::int64_t> requireInts(const Graph& graph, NodeId id, std::size_t
                                       const char* what) {
   const Node& node = graph.nodes[id];
   const Value* value = constantOperand(graph, node, index);
-  if (!value || value->kind != ValueKind::Constant || !value->hasData || isFloatingPoint(value->dtype))
+  if (!value || value->kind != ValueKind::Constant || !value->hasData ||
+      isFloatingPoint(value->dtype))
     throw Error(std::string(node.op) + " with a non-constant " + what + " is not supported",
                 {.node = graph.nodeLabel(id)});
   return value->intData;
@@ -59,7 +61,8 @@ int operandsToAttributes(Graph& graph) {
       node.attributes["shape"] = std::vector<std::int64_t>(outputShape.begin(), outputShape.end());
       node.attributes.erase("allowzero");
       keep = 1;
-    } else if ((op == "Unsqueeze" || op == "Squeeze" || op == "ReduceSum") && node.inputs.size() > 1) {
+    } else if ((op == "Unsqueeze" || op == "Squeeze" || op == "ReduceSum") &&
+               node.inputs.size() > 1) {
       if (node.inputs[1] != kNoValue)
         node.attributes["axes"] = requireInts(graph, id, 1, "axes");
       keep = 1;
@@ -111,9 +114,11 @@ int operandsToAttributes(Graph& graph) {
       node.attributes["pads"] = requireInts(graph, id, 1, "pads");
       if (const Value* fill = constantOperand(graph, node, 2)) {
         if (!fill->hasData)
-          throw Error("Pad with a non-constant value is not supported", {.node = graph.nodeLabel(id)});
-        node.attributes["value"] = isFloatingPoint(fill->dtype) ? fill->floatData.at(0)
-                                                                : static_cast<double>(fill->intData.at(0));
+          throw Error("Pad with a non-constant value is not supported",
+                      {.node = graph.nodeLabel(id)});
+        node.attributes["value"] = isFloatingPoint(fill->dtype)
+                                       ? fill->floatData.at(0)
+                                       : static_cast<double>(fill->intData.at(0));
       }
       if (node.inputs.size() > 3 && node.inputs[3] != kNoValue)
         throw Error("Pad with explicit axes is not supported", {.node = graph.nodeLabel(id)});
@@ -124,9 +129,11 @@ int operandsToAttributes(Graph& graph) {
         if (!bound)
           continue;
         if (!bound->hasData)
-          throw Error("Clip with a non-constant bound is not supported", {.node = graph.nodeLabel(id)});
+          throw Error("Clip with a non-constant bound is not supported",
+                      {.node = graph.nodeLabel(id)});
         node.attributes[index == 1 ? "min" : "max"] =
-            isFloatingPoint(bound->dtype) ? bound->floatData.at(0) : static_cast<double>(bound->intData.at(0));
+            isFloatingPoint(bound->dtype) ? bound->floatData.at(0)
+                                          : static_cast<double>(bound->intData.at(0));
       }
       keep = 1;
     }
@@ -215,7 +222,8 @@ int foldBatchNorms(Graph& graph) {
       for (std::int64_t c = 0; c < channels; ++c) {
         factor[c] = scale->floatData[c] / std::sqrt(variance->floatData[c] + epsilon);
         const double oldBias = bias ? bias->floatData[c] : 0.0;
-        newBias.floatData.push_back((oldBias - mean->floatData[c]) * factor[c] + shift->floatData[c]);
+        newBias.floatData.push_back((oldBias - mean->floatData[c]) * factor[c] +
+                                    shift->floatData[c]);
       }
       const std::int64_t total = weight.elements();
       const std::int64_t perChannel = total / weight.shape[0];

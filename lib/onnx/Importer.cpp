@@ -8,14 +8,13 @@
 #include "support/Error.h"
 #include "support/Files.h"
 
-#include <onnx/defs/schema.h>
-#include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
 #include <unordered_map>
 
@@ -62,8 +61,9 @@ std::optional<DataType> fromOnnxType(int type) {
 DataType requireType(int type, const ImportContext& context, const std::string& what) {
   auto converted = fromOnnxType(type);
   if (!converted)
-    throw context.error(what + " has unsupported element type " +
-                        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(type)));
+    throw context.error(
+        what + " has unsupported element type " +
+        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(type)));
   return *converted;
 }
 
@@ -96,9 +96,10 @@ void checkOperators(const onnx::GraphProto& graph, const ImportContext& context)
     const auto& node = graph.node(i);
     const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     if (!defaultDomain || !graph::lookupOp(node.op_type()))
-      throw context.error("no import rule for operator '" +
-                              (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",
-                          nodeLabel(node, i));
+      throw context.error(
+          "no import rule for operator '" +
+              (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",
+          nodeLabel(node, i));
   }
 }
 
@@ -115,9 +116,9 @@ void checkExternalData(const onnx::GraphProto& graph, const ImportContext& conte
     for (const auto& part : path)
       escapes = escapes || part == "..";
     if (escapes)
-      throw context.error("initializer '" + tensor.name() + "': external data location '" +
-                          location +
-                          "' escapes the model's folder (only relative paths inside it are allowed)");
+      throw context.error(
+          "initializer '" + tensor.name() + "': external data location '" + location +
+          "' escapes the model's folder (only relative paths inside it are allowed)");
     if (!std::filesystem::exists(context.modelDirectory / path))
       spdlog::debug("{}: external data '{}' of '{}' is absent; using shapes only", context.file,
                     location, tensor.name());
@@ -139,7 +140,8 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
     if (!input.type().has_tensor_type())
       throw context.error("graph input '" + input.name() + "' is not a tensor");
     auto* tensorShape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-    if (auto override = options.inputShapes.find(input.name()); override != options.inputShapes.end()) {
+    if (auto override = options.inputShapes.find(input.name());
+        override != options.inputShapes.end()) {
       tensorShape->clear_dim();
       for (auto extent : override->second)
         tensorShape->add_dim()->set_dim_value(extent);
@@ -159,7 +161,8 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
       }
       throw context.error("graph input '" + input.name() + "' has dynamic dimension " + symbol +
                           " at axis " + std::to_string(axis) + "; give " +
-                          (axis == 0 ? "--batch N or " : "") + "--input-shape " + input.name() + "=...");
+                          (axis == 0 ? "--batch N or " : "") + "--input-shape " + input.name() +
+                          "=...");
     }
   }
   for (const auto& [name, shape] : options.inputShapes)
@@ -167,8 +170,8 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
       std::string known;
       for (const auto& inputName : inputNames)
         known += (known.empty() ? "" : ", ") + inputName;
-      throw context.error("--input-shape names '" + name + "', which is not a graph input (inputs: " +
-                          known + ")");
+      throw context.error("--input-shape names '" + name +
+                          "', which is not a graph input (inputs: " + known + ")");
     }
   graph.clear_value_info();
   for (auto& output : *graph.mutable_output())
@@ -201,7 +204,8 @@ float halfToFloat(std::uint16_t half) {
 }
 
 template <class T>
-void appendRaw(const std::string& raw, std::vector<double>* floats, std::vector<std::int64_t>* ints) {
+void appendRaw(const std::string& raw, std::vector<double>* floats,
+               std::vector<std::int64_t>* ints) {
   const std::size_t count = raw.size() / sizeof(T);
   for (std::size_t i = 0; i < count; ++i) {
     T value;
@@ -265,7 +269,8 @@ void readTensorData(const onnx::TensorProto& tensor, graph::Value& value,
         value.intData.push_back(x);
     }
   }
-  const auto stored = static_cast<std::int64_t>(floating ? value.floatData.size() : value.intData.size());
+  const auto stored =
+      static_cast<std::int64_t>(floating ? value.floatData.size() : value.intData.size());
   if (stored == 0 && value.elements() > 0)
     return; // a tensor without payload: shapes only
   if (stored != value.elements())
@@ -307,7 +312,8 @@ graph::AttributeValue convertAttribute(const onnx::AttributeProto& attribute,
     // Only scalar tensors appear in supported ops' attributes (ConstantOfShape's fill value).
     graph::Value scalar = constantFromTensor(attribute.t(), attribute.name(), context);
     if (!scalar.hasData || scalar.elements() != 1)
-      throw context.error("attribute '" + attribute.name() + "' must be a one-element tensor", node);
+      throw context.error("attribute '" + attribute.name() + "' must be a one-element tensor",
+                          node);
     if (graph::isFloatingPoint(scalar.dtype))
       return scalar.floatData[0];
     return scalar.intData[0];
@@ -373,7 +379,8 @@ graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context
     typeByName[info.name()] = &info.type();
 
   for (const auto& tensor : source.initializer())
-    valueByName[tensor.name()] = result.addValue(constantFromTensor(tensor, tensor.name(), context));
+    valueByName[tensor.name()] =
+        result.addValue(constantFromTensor(tensor, tensor.name(), context));
 
   auto staticShape = [&](const onnx::TypeProto& type, const std::string& name,
                          const std::string& node) -> Shape {
@@ -439,7 +446,8 @@ graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context
       if (!outputName.empty()) {
         auto type = typeByName.find(outputName);
         if (type == typeByName.end())
-          throw context.error("shape inference left output '" + outputName + "' without a type", label);
+          throw context.error("shape inference left output '" + outputName + "' without a type",
+                              label);
         value.dtype = requireType(type->second->tensor_type().elem_type(), context,
                                   "output '" + outputName + "'");
         value.shape = staticShape(*type->second, outputName, label);
@@ -467,7 +475,9 @@ graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context
 
 } // namespace
 
-int maxSupportedOpset() { return kMaxOpset; }
+int maxSupportedOpset() {
+  return kMaxOpset;
+}
 
 std::string modelNameFromPath(const std::string& path) {
   if (path == "-")
@@ -487,8 +497,8 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
   if (opset > kMaxOpset)
     throw context.error("opset " + std::to_string(opset) +
                         " is newer than this build's ONNX library can infer (1.12, opsets up to " +
-                        std::to_string(kMaxOpset) + "); export the model with opset <= " +
-                        std::to_string(kMaxOpset));
+                        std::to_string(kMaxOpset) +
+                        "); export the model with opset <= " + std::to_string(kMaxOpset));
   checkOperators(model.graph(), context);
   checkExternalData(model.graph(), context);
   resolveInputShapes(*model.mutable_graph(), options, context);

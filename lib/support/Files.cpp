@@ -14,7 +14,9 @@
 
 namespace clustune {
 
-std::string displayPath(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+std::string displayPath(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
 
 std::string readFileBytes(const std::string& path) {
   if (path == "-") {
@@ -60,7 +62,9 @@ OutputFile::~OutputFile() {
   }
 }
 
-std::ostream& OutputFile::stream() { return file_ ? static_cast<std::ostream&>(*file_) : std::cout; }
+std::ostream& OutputFile::stream() {
+  return file_ ? static_cast<std::ostream&>(*file_) : std::cout;
+}
 
 void OutputFile::commit() {
   if (!file_) {

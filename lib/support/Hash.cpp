@@ -41,7 +41,9 @@ std::uint64_t StableHasher::finish() const {
   return z ^ (z >> 31);
 }
 
-std::uint64_t stableHash(std::string_view text) { return StableHasher().add(text).finish(); }
+std::uint64_t stableHash(std::string_view text) {
+  return StableHasher().add(text).finish();
+}
 
 std::string toHex(std::uint64_t value) {
   static const char digits[] = "0123456789abcdef";

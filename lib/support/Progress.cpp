@@ -12,14 +12,18 @@ Progress::Progress(std::string label, std::size_t total, double logIntervalSecon
       live_(::isatty(STDERR_FILENO) && spdlog::should_log(spdlog::level::info)),
       start_(std::chrono::steady_clock::now()), lastRender_(start_) {}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+  finish();
+}
 
 void Progress::advance(std::size_t steps) {
   done_ += steps;
   render(false);
 }
 
-void Progress::setDetail(std::string detail) { detail_ = std::move(detail); }
+void Progress::setDetail(std::string detail) {
+  detail_ = std::move(detail);
+}
 
 std::string Progress::statusLine() const {
   const double elapsed =
@@ -28,7 +32,8 @@ std::string Progress::statusLine() const {
   char buffer[160];
   if (total_ > 0) {
     const double fraction = static_cast<double>(done_) / static_cast<double>(total_);
-    const double remaining = rate > 0 ? static_cast<double>(total_ - std::min(done_, total_)) / rate : 0;
+    const double remaining =
+        rate > 0 ? static_cast<double>(total_ - std::min(done_, total_)) / rate : 0;
     std::snprintf(buffer, sizeof buffer, "%zu/%zu %3.0f%% %.1f/s eta %.0fs", done_, total_,
                   100.0 * fraction, rate, remaining);
   } else {

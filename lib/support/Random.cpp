@@ -15,7 +15,9 @@ std::uint64_t splitMix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t rotateLeft(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotateLeft(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 } // namespace
 
@@ -55,9 +57,13 @@ std::int64_t Rng::uniformInt(std::int64_t low, std::int64_t high) {
   return low + static_cast<std::int64_t>(uniformInt(span));
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-double Rng::uniform(double low, double high) { return low + (high - low) * uniform(); }
+double Rng::uniform(double low, double high) {
+  return low + (high - low) * uniform();
+}
 
 double Rng::normal() {
   if (hasSpareNormal_) {
@@ -76,7 +82,9 @@ double Rng::normal() {
   return radius * std::cos(angle);
 }
 
-double Rng::normal(double mean, double stddev) { return mean + stddev * normal(); }
+double Rng::normal(double mean, double stddev) {
+  return mean + stddev * normal();
+}
 
 Rng Rng::fork(std::uint64_t streamId) const {
   std::uint64_t mix = seed_ ^ (streamId * 0xd1342543de82ef95ULL);

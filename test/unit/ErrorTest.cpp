@@ -1,5 +1,6 @@
 // clustune::Error formats its context in a fixed order, and outer context fills gaps only.
 #include "support/Error.h"
+
 #include "support/Progress.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +13,9 @@ TEST(Error, FormatsAllContext) {
   EXPECT_EQ(error.message(), "bad shape");
 }
 
-TEST(Error, MessageAloneWithoutContext) { EXPECT_STREQ(Error("oops").what(), "oops"); }
+TEST(Error, MessageAloneWithoutContext) {
+  EXPECT_STREQ(Error("oops").what(), "oops");
+}
 
 TEST(Error, WithContextKeepsInnerDetails) {
   Error inner("unsupported", {.node = "det"});

@@ -1,7 +1,8 @@
 // ONNX import of the small hand-made models in test/tools/Inputs (made by
 // scripts/make_test_inputs.py) and of the --input-shape syntax.
-#include "graph/Simplify.h"
 #include "onnx/Importer.h"
+
+#include "graph/Simplify.h"
 #include "support/Error.h"
 
 #include <gtest/gtest.h>
@@ -80,29 +81,36 @@ TEST(Importer, BatchResolvesDynamicDimensionAndFoldsShapeChain) {
 }
 
 TEST(Importer, InputShapeOverrideWinsOverBatch) {
-  graph::Graph model =
-      importModel(input("tiny_dynamic.onnx"), {.batch = 3, .inputShapes = {{"image", {5, 3, 8, 8}}}});
+  graph::Graph model = importModel(input("tiny_dynamic.onnx"),
+                                   {.batch = 3, .inputShapes = {{"image", {5, 3, 8, 8}}}});
   EXPECT_EQ(model.values[model.outputs[0]].shape, (graph::Shape{5, 10}));
 }
 
 TEST(Importer, ErrorsNameFileAndCause) {
-  EXPECT_NE(errorOf([] { importModel(input("tiny_dynamic.onnx")); })
-                .find("tiny_dynamic.onnx: graph input 'image' has dynamic dimension 'batch' at axis 0"),
-            std::string::npos);
-  EXPECT_NE(errorOf([] { importModel(input("tiny_cnn.onnx"), {.inputShapes = {{"nope", {1}}}}); })
-                .find("'nope', which is not a graph input (inputs: image)"),
+  EXPECT_NE(
+      errorOf([] {
+        importModel(input("tiny_dynamic.onnx"));
+      }).find("tiny_dynamic.onnx: graph input 'image' has dynamic dimension 'batch' at axis 0"),
+      std::string::npos);
+  EXPECT_NE(errorOf([] {
+              importModel(input("tiny_cnn.onnx"), {.inputShapes = {{"nope", {1}}}});
+            }).find("'nope', which is not a graph input (inputs: image)"),
             std::string::npos);
   EXPECT_NE(errorOf([] { importModel(input("opset18.onnx")); }).find("opset 18 is newer"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { importModel(input("unsupported_op.onnx")); })
-                .find("node 'determinant': no import rule for operator 'Det'"),
+  EXPECT_NE(errorOf([] {
+              importModel(input("unsupported_op.onnx"));
+            }).find("node 'determinant': no import rule for operator 'Det'"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { importModel(input("empty.onnx")); }).find("empty file"), std::string::npos);
+  EXPECT_NE(errorOf([] { importModel(input("empty.onnx")); }).find("empty file"),
+            std::string::npos);
   EXPECT_NE(errorOf([] { importModel(input("random_bytes.onnx")); }).find("not a valid ONNX model"),
             std::string::npos);
   EXPECT_NE(errorOf([] { importModel(input("truncated.onnx")); }).find("not a valid ONNX model"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { importModel(input("escape_relative.onnx")); }).find("escapes the model's folder"),
+  EXPECT_NE(errorOf([] {
+              importModel(input("escape_relative.onnx"));
+            }).find("escapes the model's folder"),
             std::string::npos);
   EXPECT_NE(errorOf([] { importModel(input("escape_absolute.onnx")); }).find("'/etc/passwd'"),
             std::string::npos);

@@ -1,6 +1,7 @@
 // JSONL reading names the file and line of a bad entry; outputs appear only on commit.
-#include "support/Files.h"
 #include "support/Jsonl.h"
+
+#include "support/Files.h"
 
 #include <filesystem>
 #include <fstream>

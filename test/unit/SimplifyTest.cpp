@@ -1,8 +1,9 @@
 // Graph simplification on hand-built graphs: pass-through removal, constant folding of shape
 // chains, operand-to-attribute canonicalisation, BatchNormalization folding (numerically),
 // and pattern refinement.
-#include "graph/ConstantFolding.h"
 #include "graph/Simplify.h"
+
+#include "graph/ConstantFolding.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -32,10 +33,11 @@ ValueId addConstant(Graph& graph, Shape shape, std::vector<double> floats,
 
 ValueId addNode(Graph& graph, const std::string& op, std::vector<ValueId> inputs, Shape shape,
                 Attributes attributes = {}, DataType dtype = DataType::Float32) {
-  const auto output = graph.addValue(Value{.name = op + std::to_string(graph.nodes.size()),
-                                           .dtype = dtype,
-                                           .shape = std::move(shape)});
-  graph.addNode(Node{.op = op, .attributes = std::move(attributes), .inputs = std::move(inputs),
+  const auto output = graph.addValue(Value{
+      .name = op + std::to_string(graph.nodes.size()), .dtype = dtype, .shape = std::move(shape)});
+  graph.addNode(Node{.op = op,
+                     .attributes = std::move(attributes),
+                     .inputs = std::move(inputs),
                      .outputs = {output}});
   return output;
 }
@@ -60,13 +62,13 @@ TEST(Simplify, FoldsShapeGatherConcatChainIntoReshapeAttribute) {
   const auto x = addInput(graph, "x", {4, 2, 3});
   const auto shape = addNode(graph, "Shape", {x}, {3}, {}, DataType::Int64);
   const auto zero = addConstant(graph, {}, {}, {0});
-  const auto batch = addNode(graph, "Gather", {shape, zero}, {}, {{"axis", std::int64_t{0}}},
-                             DataType::Int64);
+  const auto batch =
+      addNode(graph, "Gather", {shape, zero}, {}, {{"axis", std::int64_t{0}}}, DataType::Int64);
   const auto axes = addConstant(graph, {1}, {}, {0});
   const auto batch1 = addNode(graph, "Unsqueeze", {batch, axes}, {1}, {}, DataType::Int64);
   const auto minusOne = addConstant(graph, {1}, {}, {-1});
-  const auto target = addNode(graph, "Concat", {batch1, minusOne}, {2},
-                              {{"axis", std::int64_t{0}}}, DataType::Int64);
+  const auto target = addNode(graph, "Concat", {batch1, minusOne}, {2}, {{"axis", std::int64_t{0}}},
+                              DataType::Int64);
   graph.outputs = {addNode(graph, "Reshape", {x, target}, {4, 6})};
 
   EXPECT_EQ(foldConstants(graph), 4);
@@ -164,15 +166,14 @@ TEST(Simplify, ImplicitAndExplicitConvAttributesNormaliseAlike) {
   Graph graph;
   const auto x = addInput(graph, "x", {1, 4, 8, 8});
   const auto weight = addConstant(graph, {4, 4, 3, 3}, std::vector<double>(144, 0.5));
-  const auto implicitConv = addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8},
-                                    {{"auto_pad", std::string("SAME_UPPER")}});
-  const auto explicitConv =
-      addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8},
-              {{"kernel_shape", std::vector<std::int64_t>{3, 3}},
-               {"strides", std::vector<std::int64_t>{1, 1}},
-               {"dilations", std::vector<std::int64_t>{1, 1}},
-               {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
-               {"group", std::int64_t{1}}});
+  const auto implicitConv =
+      addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8}, {{"auto_pad", std::string("SAME_UPPER")}});
+  const auto explicitConv = addNode(graph, "Conv", {x, weight}, {1, 4, 8, 8},
+                                    {{"kernel_shape", std::vector<std::int64_t>{3, 3}},
+                                     {"strides", std::vector<std::int64_t>{1, 1}},
+                                     {"dilations", std::vector<std::int64_t>{1, 1}},
+                                     {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+                                     {"group", std::int64_t{1}}});
   graph.outputs = {implicitConv, explicitConv};
   simplify(graph);
   ASSERT_EQ(graph.nodes.size(), 2u);

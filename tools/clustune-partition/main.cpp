@@ -8,6 +8,7 @@
 #include "onnx/Importer.h"
 #include "support/Files.h"
 #include "support/Jsonl.h"
+#include "support/Progress.h"
 #include "support/ToolMain.h"
 
 #include <cstdio>
@@ -29,31 +30,34 @@ void printSummary(std::FILE* out, const std::vector<graph::Task>& tasks,
   std::int64_t totalFlops = 0;
   for (const auto& task : tasks)
     totalFlops += task.totalWeight() * task.flops;
-  std::fprintf(out, "%-16s  %-18s  %-22s  %6s  %14s  %6s\n", "task", "anchor", "output shape", "weight",
-              "flops", "share");
+  std::fprintf(out, "%-16s  %-18s  %-22s  %6s  %14s  %6s\n", "task", "anchor", "output shape",
+               "weight", "flops", "share");
   for (const auto& task : tasks) {
     const auto& output = task.outputs.front();
     const graph::Shape& shape = output.kind == graph::TaskValueRef::Kind::Node
                                     ? task.nodes[output.index].outputShapes[output.output]
                                     : task.inputs[output.index].shape;
-    const double share = totalFlops > 0 ? 100.0 * static_cast<double>(task.totalWeight() * task.flops) /
-                                              static_cast<double>(totalFlops)
-                                        : 0.0;
+    const double share = totalFlops > 0
+                             ? 100.0 * static_cast<double>(task.totalWeight() * task.flops) /
+                                   static_cast<double>(totalFlops)
+                             : 0.0;
     std::fprintf(out, "%-16s  %-18s  %-22s  %6lld  %14lld  %5.1f%%\n", task.key.c_str(),
-                task.anchor.c_str(), graph::shapeToString(shape).c_str(),
-                static_cast<long long>(task.totalWeight()), static_cast<long long>(task.flops), share);
+                 task.anchor.c_str(), graph::shapeToString(shape).c_str(),
+                 static_cast<long long>(task.totalWeight()), static_cast<long long>(task.flops),
+                 share);
   }
   for (const auto& model : models)
-    std::fprintf(out, "model %s: %zu tasks, %lld FLOPs (sum of weight x task FLOPs)\n", model.name.c_str(),
-                model.tasks, static_cast<long long>(model.weightedFlops));
+    std::fprintf(out, "model %s: %zu tasks, %lld FLOPs (sum of weight x task FLOPs)\n",
+                 model.name.c_str(), model.tasks, static_cast<long long>(model.weightedFlops));
   std::fprintf(out, "total: %zu distinct tasks\n", tasks.size());
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Partition ONNX models into tuning tasks (fused subgraphs), written as tasks.jsonl.\n"
-               "Equal subgraphs across the models share one task with per-model weights."};
+  CLI::App app{
+      "Partition ONNX models into tuning tasks (fused subgraphs), written as tasks.jsonl.\n"
+      "Equal subgraphs across the models share one task with per-model weights."};
   CommonOptions common;
   std::vector<std::string> modelPaths;
   std::string outputPath;
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
 
     std::vector<graph::Task> allTasks;
     std::vector<ModelSummary> models;
+    Progress progress("partition", modelPaths.size());
     for (const auto& path : modelPaths) {
       graph::Graph model = onnx_import::importModel(path, options);
       try {
@@ -99,7 +104,9 @@ int main(int argc, char** argv) {
       models.push_back(modelSummary);
       for (auto& task : tasks)
         allTasks.push_back(std::move(task));
+      progress.advance();
     }
+    progress.finish();
     auto merged = graph::mergeTasks(std::move(allTasks));
     if (!outputPath.empty()) {
       OutputFile output(outputPath);
