@@ -133,6 +133,7 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
   for (const auto& tensor : graph.initializer())
     initializers[tensor.name()] = true;
   std::vector<std::string> inputNames;
+  bool batchUsed = false;
   for (auto& input : *graph.mutable_input()) {
     if (initializers.count(input.name()))
       continue;
@@ -157,6 +158,7 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
       const std::string symbol = dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "?";
       if (axis == 0 && options.batch) {
         dim->set_dim_value(*options.batch);
+        batchUsed = true;
         continue;
       }
       throw context.error("graph input '" + input.name() + "' has dynamic dimension " + symbol +
@@ -165,6 +167,10 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
                           "=...");
     }
   }
+  if (options.batch && !batchUsed)
+    spdlog::warn("{}: --batch {} has no effect: no graph input has a dynamic batch dimension "
+                 "(use --input-shape to change a static shape)",
+                 context.file, *options.batch);
   for (const auto& [name, shape] : options.inputShapes)
     if (std::find(inputNames.begin(), inputNames.end(), name) == inputNames.end()) {
       std::string known;
