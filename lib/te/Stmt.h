@@ -1,0 +1,69 @@
+// The loop-nest IR that schedules lower to and code generators consume (DESIGN §4.4): For
+// loops with an execution kind, stores into flat buffers, local allocations, guards and
+// sequences. Tensors are flattened into Buffers here (row-major), so expressions inside a Stmt
+// use BufferLoad with one flat index, never Load.
+#pragma once
+
+#include "te/Expr.h"
+
+namespace clustune::te {
+
+enum class BufferScope {
+  Argument, // passed in by the caller: a task input or output
+  Local     // allocated by an Allocate statement
+};
+
+struct BufferNode {
+  std::string name;
+  DataType dtype = DataType::Float32;
+  std::int64_t elements = 0;
+  BufferScope scope = BufferScope::Argument;
+};
+
+Buffer makeBuffer(std::string name, DataType dtype, std::int64_t elements, BufferScope scope);
+
+struct StmtNode;
+using Stmt = std::shared_ptr<const StmtNode>;
+
+enum class StmtKind { For, Store, Allocate, IfThenElse, Sequence };
+enum class ForKind { Serial, Parallel, Vectorized, Unrolled };
+
+struct StmtNode {
+  StmtKind kind;
+  // For: loopVar runs over [0, extent).
+  Var loopVar = {};
+  std::int64_t extent = 0;
+  ForKind forKind = ForKind::Serial;
+  int autoUnrollMaxStep = 0; // pragma on the outermost loop of a stage; 0 = none
+  // Store: buffer[index] = value. Allocate: buffer (Local) is live within body.
+  Buffer buffer = {};
+  Expr index = {};
+  Expr value = {};
+  // IfThenElse: condition, thenBody, elseBody (may be null).
+  Expr condition = {};
+  Stmt body = {}; // For, Allocate, IfThenElse (then)
+  Stmt elseBody = {};
+  std::vector<Stmt> sequence = {}; // Sequence
+};
+
+Stmt makeFor(Var loopVar, std::int64_t extent, ForKind kind, Stmt body, int autoUnrollMaxStep = 0);
+Stmt makeStore(Buffer buffer, Expr index, Expr value);
+Stmt makeAllocate(Buffer buffer, Stmt body);
+Stmt makeIfThenElse(Expr condition, Stmt thenBody, Stmt elseBody = {});
+Stmt makeSequence(std::vector<Stmt> statements);
+
+const char* forKindName(ForKind kind);
+
+// A compiled unit: one function per task, taking its argument buffers in this order (task
+// inputs, then task outputs) as an array of pointers.
+struct LoweredFunction {
+  std::string name;
+  std::vector<Buffer> arguments;
+  Stmt body;
+};
+
+// Indented multi-line rendering, e.g. "for i0 in 0..64 parallel:".
+std::string toString(const Stmt& stmt, int indent = 0);
+std::string toString(const LoweredFunction& function);
+
+} // namespace clustune::te
