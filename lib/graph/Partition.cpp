@@ -167,11 +167,15 @@ TaskInput makeTaskInput(const Value& value) {
   return input;
 }
 
+// Builds the task of one group and records which graph values its inputs and outputs are, in
+// the task's canonical order.
 Task buildTask(const Graph& graph, const std::vector<NodeId>& members,
-               const std::vector<std::vector<NodeId>>& valueReaders, Groups& groups) {
+               const std::vector<std::vector<NodeId>>& valueReaders, Groups& groups,
+               TaskOccurrence& occurrence) {
   Task task;
   std::unordered_map<ValueId, TaskValueRef> producedInside;
   std::unordered_map<ValueId, int> inputIndex;
+  std::vector<ValueId> inputValues;
   for (NodeId id : members) {
     const Node& node = graph.nodes[id];
     TaskNode taskNode{node.op, node.attributes, {}, {}, {}, node.pattern};
@@ -182,8 +186,10 @@ Task buildTask(const Graph& graph, const std::vector<NodeId>& members,
         taskNode.inputs.push_back(inside->second);
       } else {
         auto [found, added] = inputIndex.try_emplace(input, static_cast<int>(task.inputs.size()));
-        if (added)
+        if (added) {
           task.inputs.push_back(makeTaskInput(graph.values[input]));
+          inputValues.push_back(input);
+        }
         taskNode.inputs.push_back(TaskValueRef::input(found->second));
       }
     }
@@ -208,8 +214,54 @@ Task buildTask(const Graph& graph, const std::vector<NodeId>& members,
   if (task.outputs.empty())
     task.outputs.push_back(TaskValueRef::node(static_cast<int>(task.nodes.size()) - 1, 0));
   task.weights[graph.name.empty() ? std::string("model") : graph.name] = 1;
-  canonicalizeTask(task);
+  CanonicalOrder order;
+  canonicalizeTask(task, &order);
+  occurrence.key = task.key;
+  occurrence.inputs.clear();
+  for (int source : order.inputSource)
+    occurrence.inputs.push_back(inputValues[source]);
+  occurrence.outputs.clear();
+  for (const TaskValueRef& output : task.outputs)
+    occurrence.outputs.push_back(
+        graph.nodes[members[order.nodeSource[output.index]]].outputs[output.output]);
   return task;
+}
+
+// Orders groups so that every group comes after the groups it reads from (Kahn's algorithm,
+// ties by first node). Ordering by first node alone is not enough: a residual add can join a
+// group whose first node precedes the other branch it waits for.
+std::vector<NodeId> topologicalGroupOrder(const Graph& graph,
+                                          const std::vector<std::vector<NodeId>>& consumers,
+                                          Groups& groups, const std::vector<NodeId>& roots) {
+  std::map<NodeId, std::set<NodeId>> successors;
+  std::map<NodeId, int> pendingPredecessors;
+  std::map<NodeId, NodeId> firstNode;
+  for (NodeId root : roots)
+    pendingPredecessors[root] = 0;
+  for (NodeId id = 0; id < static_cast<NodeId>(graph.nodes.size()); ++id) {
+    if (graph.nodes[id].erased)
+      continue;
+    firstNode.try_emplace(groups.root(id), id);
+    for (NodeId consumer : consumers[id])
+      if (!groups.together(id, consumer) &&
+          successors[groups.root(id)].insert(groups.root(consumer)).second)
+        ++pendingPredecessors[groups.root(consumer)];
+  }
+  std::set<std::pair<NodeId, NodeId>> ready; // (first node, root)
+  for (const auto& [root, count] : pendingPredecessors)
+    if (count == 0)
+      ready.insert({firstNode[root], root});
+  std::vector<NodeId> order;
+  while (!ready.empty()) {
+    const NodeId root = ready.begin()->second;
+    ready.erase(ready.begin());
+    order.push_back(root);
+    for (NodeId successor : successors[root])
+      if (--pendingPredecessors[successor] == 0)
+        ready.insert({firstNode[successor], successor});
+  }
+  assert(order.size() == roots.size() && "fused groups must form a DAG");
+  return order;
 }
 
 } // namespace
@@ -243,7 +295,7 @@ std::vector<NodeId> immediatePostDominators(const Graph& graph) {
   return dominator;
 }
 
-std::vector<Task> partition(const Graph& graph) {
+std::vector<Task> partition(const Graph& graph, std::vector<TaskOccurrence>* occurrences) {
   const auto nodeCount = static_cast<NodeId>(graph.nodes.size());
   const auto consumers = nodeConsumers(graph);
   const auto dominator = immediatePostDominators(graph);
@@ -284,19 +336,23 @@ std::vector<Task> partition(const Graph& graph) {
   assert(groupsAreAcyclic(graph, consumers, groups));
 
   std::map<NodeId, std::vector<NodeId>> membersByRoot;
-  std::vector<NodeId> rootsInOrder;
+  std::vector<NodeId> roots;
   for (NodeId id = 0; id < nodeCount; ++id) {
     if (graph.nodes[id].erased)
       continue;
     auto& members = membersByRoot[groups.root(id)];
     if (members.empty())
-      rootsInOrder.push_back(groups.root(id));
+      roots.push_back(groups.root(id));
     members.push_back(id);
   }
   const auto valueReaders = graph.consumers();
   std::vector<Task> tasks;
-  for (NodeId root : rootsInOrder)
-    tasks.push_back(buildTask(graph, membersByRoot[root], valueReaders, groups));
+  for (NodeId root : topologicalGroupOrder(graph, consumers, groups, roots)) {
+    TaskOccurrence occurrence;
+    tasks.push_back(buildTask(graph, membersByRoot[root], valueReaders, groups, occurrence));
+    if (occurrences)
+      occurrences->push_back(std::move(occurrence));
+  }
   return tasks;
 }
 

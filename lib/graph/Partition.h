@@ -25,10 +25,20 @@ constexpr NodeId kVirtualSink = -1;
 // kVirtualSink.
 std::vector<NodeId> immediatePostDominators(const Graph& graph);
 
-// One task per fused group, in the order of each group's first node; not merged, so a block that
-// repeats in the model yields equal tasks (same key) with weight 1 each. Each task's weights are
-// {graph.name: 1}.
-std::vector<Task> partition(const Graph& graph);
+// Where one occurrence of a task sits in its graph: the graph values that feed the task's
+// inputs and receive its outputs, in the task's canonical order. The graph executor runs a
+// model as its occurrences, in order.
+struct TaskOccurrence {
+  std::string key;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+};
+
+// One task per fused group, in an execution order (every group after the groups it reads);
+// not merged, so a block that repeats in the model yields equal tasks (same key) with weight 1
+// each. Each task's weights are {graph.name: 1}. With `occurrences`, also appends one
+// occurrence per task, in the same order.
+std::vector<Task> partition(const Graph& graph, std::vector<TaskOccurrence>* occurrences = nullptr);
 
 // Merges tasks with equal keys, in one or many models: per-model weights are summed and the
 // first-seen order of keys is kept.

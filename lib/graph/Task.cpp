@@ -232,13 +232,14 @@ std::string anchorOp(const Task& task) {
 
 } // namespace
 
-void canonicalizeTask(Task& task) {
+void canonicalizeTask(Task& task, CanonicalOrder* canonicalOrder) {
   const std::vector<int> order = canonicalNodeOrder(task);
   std::vector<int> newNodeIndex(task.nodes.size());
   for (int position = 0; position < static_cast<int>(order.size()); ++position)
     newNodeIndex[order[position]] = position;
 
   std::vector<int> newInputIndex(task.inputs.size(), -1);
+  std::vector<int> inputSource;
   std::vector<TaskInput> inputs;
   std::vector<TaskNode> nodes;
   for (int oldId : order) {
@@ -250,6 +251,7 @@ void canonicalizeTask(Task& task) {
         int& mapped = newInputIndex[ref.index];
         if (mapped < 0) {
           mapped = static_cast<int>(inputs.size());
+          inputSource.push_back(ref.index);
           inputs.push_back(std::move(task.inputs[ref.index]));
         }
         ref.index = mapped;
@@ -260,6 +262,8 @@ void canonicalizeTask(Task& task) {
   assert(inputs.size() == task.inputs.size() && "every task input is read by a node");
   task.inputs = std::move(inputs);
   task.nodes = std::move(nodes);
+  if (canonicalOrder)
+    *canonicalOrder = {order, std::move(inputSource)};
 
   for (TaskValueRef& ref : task.outputs) {
     assert(ref.kind == TaskValueRef::Kind::Node);

@@ -83,7 +83,13 @@ struct Task {
 // ties broken by structural hashes (a Merkle hash over producers, then one over consumers), then
 // by which already placed nodes and inputs they read; input order: first use in that node order;
 // output order: by node, then output index. Idempotent.
-void canonicalizeTask(Task& task);
+// With `order`, reports where each canonical node and input came from, so a caller that knows
+// which graph values the original positions stood for can keep track of them.
+struct CanonicalOrder {
+  std::vector<int> nodeSource;  // canonical node i was node nodeSource[i]
+  std::vector<int> inputSource; // canonical input i was input inputSource[i]
+};
+void canonicalizeTask(Task& task, CanonicalOrder* order = nullptr);
 
 // The key of a task already in canonical order: a StableHasher hash of every structural field.
 std::string computeTaskKey(const Task& task);

@@ -120,14 +120,25 @@ TEST(Partition, ResidualAddFusesIntoExactlyOneConv) {
       b.node("Conv", {x, b.weight("s.w", {16, 16, 1, 1})}, {1, 16, 8, 8}, "shortcut");
   const auto sum = b.node("Add", {conv2, shortcut}, {1, 16, 8, 8}, "residual");
   b.output(b.node("Relu", {sum}, {1, 16, 8, 8}, "out"));
-  const auto tasks = partition(b.graph);
+  std::vector<TaskOccurrence> occurrences;
+  const auto tasks = partition(b.graph, &occurrences);
   ASSERT_EQ(tasks.size(), 3u);
   EXPECT_EQ(opsOf(tasks[0]), (Ops{"Add", "Conv", "Relu"}));
-  EXPECT_EQ(opsOf(tasks[1]), (Ops{"Add", "Conv", "Relu"})); // b.conv + residual + relu
-  EXPECT_EQ(opsOf(tasks[2]), (Ops{"Conv"}));                // the shortcut stays alone
+  // Execution order: the shortcut conv, which stays alone, runs before the task that adds it,
+  // although that task's first node (b.conv) comes first in the model.
+  EXPECT_EQ(opsOf(tasks[1]), (Ops{"Conv"}));
+  EXPECT_EQ(opsOf(tasks[2]), (Ops{"Add", "Conv", "Relu"})); // b.conv + residual + relu
   // The shortcut conv is an activation input of the fused task, and its output leaves its task.
-  EXPECT_EQ(tasks[1].inputs.size(), 4u);
-  EXPECT_EQ(tasks[2].outputs.size(), 1u);
+  EXPECT_EQ(tasks[2].inputs.size(), 4u);
+  EXPECT_EQ(tasks[1].outputs.size(), 1u);
+  ASSERT_EQ(occurrences.size(), 3u);
+  EXPECT_EQ(occurrences[1].outputs, (std::vector<ValueId>{shortcut}));
+  EXPECT_EQ(occurrences[2].outputs, (std::vector<ValueId>{b.graph.outputs[0]}));
+  const auto& fusedInputs = occurrences[2].inputs;
+  EXPECT_NE(std::find(fusedInputs.begin(), fusedInputs.end(), shortcut), fusedInputs.end());
+  EXPECT_NE(std::find(fusedInputs.begin(), fusedInputs.end(), main), fusedInputs.end());
+  for (std::size_t i = 0; i < occurrences.size(); ++i)
+    EXPECT_EQ(occurrences[i].key, tasks[i].key);
 }
 
 TEST(Partition, GeluDiamondFusesIntoMatMul) {
