@@ -1,0 +1,24 @@
+// See TensorFile.h.
+#include "onnx/TensorFile.h"
+
+#include "onnx/TensorConversion.h"
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace clustune::onnx_import {
+
+NamedTensor readTensorFile(const std::string& path) {
+  const std::string bytes = readFileBytes(path);
+  onnx::TensorProto tensor;
+  if (bytes.empty() || !tensor.ParseFromString(bytes))
+    throw Error("not a valid ONNX TensorProto file", {.file = displayPath(path)});
+  try {
+    return {tensor.name(), tensorDataFromProto(tensor)};
+  } catch (const Error& error) {
+    throw error.withContext({.file = displayPath(path)});
+  }
+}
+
+} // namespace clustune::onnx_import
