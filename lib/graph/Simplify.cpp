@@ -17,6 +17,12 @@ int removePassThrough(Graph& graph) {
     Node& node = graph.nodes[id];
     if (node.erased || (node.op != "Identity" && node.op != "Dropout"))
       continue;
+    // Dropout is the identity only at inference; in training mode it is random.
+    if (node.op == "Dropout" && node.inputs.size() > 2 && node.inputs[2] != kNoValue) {
+      const Value& trainingMode = graph.values[node.inputs[2]];
+      if (!trainingMode.hasData || trainingMode.intData.empty() || trainingMode.intData[0] != 0)
+        throw Error("Dropout in training mode is not supported", {.node = graph.nodeLabel(id)});
+    }
     // Dropout's optional mask output has no inference-time meaning; keep the node if read.
     if (node.outputs.size() > 1 &&
         (!readers[node.outputs[1]].empty() || graph.isGraphOutput(node.outputs[1])))

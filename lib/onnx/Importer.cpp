@@ -69,9 +69,15 @@ int defaultDomainOpset(const onnx::ModelProto& model, const ImportContext& conte
   throw context.error("model imports no opset of the default ONNX domain");
 }
 
-void checkOperators(const onnx::GraphProto& graph, const ImportContext& context) {
+void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContext& context) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
+    // Before opset 13, Softmax flattened the trailing axes into one; clustune implements the
+    // opset-13 semantics (one axis) only.
+    if (node.op_type() == "Softmax" && opset < 13)
+      throw context.error("Softmax of opset " + std::to_string(opset) +
+                              " (flattening semantics) is not supported; opset 13 or newer is",
+                          nodeLabel(node, i));
     const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     if (!defaultDomain || !graph::lookupOp(node.op_type()))
       throw context.error(
@@ -105,6 +111,21 @@ void checkExternalData(const onnx::GraphProto& graph, const ImportContext& conte
 
 // Fixes every graph input's shape (dynamic dims from --batch, whole shapes from --input-shape),
 // and drops stale intermediate shapes so that shape inference recomputes them consistently.
+// Turns the graph inputs named in options.constantInputs into initializers holding the values.
+void bindConstantInputs(onnx::GraphProto& graph, const ImportOptions& options,
+                        const ImportContext& context) {
+  for (const auto& [name, data] : options.constantInputs) {
+    auto* inputs = graph.mutable_input();
+    auto found =
+        std::find_if(inputs->begin(), inputs->end(),
+                     [&](const onnx::ValueInfoProto& input) { return input.name() == name; });
+    if (found == inputs->end())
+      throw context.error("cannot bind '" + name + "': not a graph input");
+    inputs->erase(found);
+    fillTensorProto(data, name, *graph.add_initializer());
+  }
+}
+
 void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
                         const ImportContext& context) {
   std::unordered_map<std::string, bool> initializers;
@@ -376,8 +397,9 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
                         " is newer than this build's ONNX library can infer (1.12, opsets up to " +
                         std::to_string(kMaxOpset) +
                         "); export the model with opset <= " + std::to_string(kMaxOpset));
-  checkOperators(model.graph(), context);
+  checkOperators(model.graph(), opset, context);
   checkExternalData(model.graph(), context);
+  bindConstantInputs(*model.mutable_graph(), options, context);
   resolveInputShapes(*model.mutable_graph(), options, context);
   inferShapes(model, context);
   graph::Graph result = convert(model, context);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "graph/Graph.h"
+#include "te/TensorData.h"
 
 #include <map>
 #include <optional>
@@ -18,6 +19,11 @@ struct ImportOptions {
   std::optional<std::int64_t> batch = {};
   // Replaces the whole shape of the named graph inputs.
   std::map<std::string, graph::Shape> inputShapes = {};
+  // Binds the named graph inputs to these values: they become initializers before shape
+  // inference, so shapes computed from them (a Reshape's target, Gather's indices) are static.
+  // A static compiler specialises on such inputs, as TVM's ONNX frontend does with
+  // freeze_params.
+  std::map<std::string, te::TensorData> constantInputs = {};
 };
 
 // The newest default-domain opset that the linked ONNX library can infer shapes for.

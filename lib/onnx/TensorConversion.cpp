@@ -156,6 +156,44 @@ graph::Value decodeTensor(const onnx::TensorProto& tensor, const std::string& na
   return value;
 }
 
+void fillTensorProto(const te::TensorData& data, const std::string& name,
+                     onnx::TensorProto& tensor) {
+  tensor.Clear();
+  tensor.set_name(name);
+  for (auto extent : data.shape())
+    tensor.add_dims(extent);
+  int type = onnx::TensorProto::FLOAT;
+  switch (data.dtype()) {
+  case DataType::Float32:
+    type = onnx::TensorProto::FLOAT;
+    break;
+  case DataType::Float16:
+    type = onnx::TensorProto::FLOAT16;
+    break;
+  case DataType::Float64:
+    type = onnx::TensorProto::DOUBLE;
+    break;
+  case DataType::Int8:
+    type = onnx::TensorProto::INT8;
+    break;
+  case DataType::UInt8:
+    type = onnx::TensorProto::UINT8;
+    break;
+  case DataType::Int32:
+    type = onnx::TensorProto::INT32;
+    break;
+  case DataType::Int64:
+    type = onnx::TensorProto::INT64;
+    break;
+  case DataType::Bool:
+    type = onnx::TensorProto::BOOL;
+    break;
+  }
+  tensor.set_data_type(type);
+  // TensorData's bytes are the little-endian layout ONNX's raw_data uses.
+  tensor.set_raw_data(std::string(static_cast<const char*>(data.data()), data.byteSize()));
+}
+
 te::TensorData tensorDataFromProto(const onnx::TensorProto& tensor) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
     throw Error("tensor '" + tensor.name() + "' keeps its data in an external file");

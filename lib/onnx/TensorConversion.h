@@ -21,6 +21,10 @@ std::optional<graph::DataType> dataTypeFromOnnx(int type);
 // absent. Throws clustune::Error (without file context) on a malformed tensor.
 graph::Value decodeTensor(const onnx::TensorProto& tensor, const std::string& name);
 
+// Writes `data` into `tensor` (dims, element type and raw little-endian payload).
+void fillTensorProto(const te::TensorData& data, const std::string& name,
+                     onnx::TensorProto& tensor);
+
 // The tensor's data; throws clustune::Error when it has none (external, missing) or is float16.
 te::TensorData tensorDataFromProto(const onnx::TensorProto& tensor);
 

@@ -1,0 +1,164 @@
+// See Common.h.
+#include "te/topi/Common.h"
+
+#include <variant>
+
+namespace clustune::te::topi {
+namespace {
+
+const graph::AttributeValue* findAttribute(const OperatorContext& context,
+                                           const std::string& name) {
+  auto found = context.node.attributes.find(name);
+  return found == context.node.attributes.end() ? nullptr : &found->second;
+}
+
+// The attribute's value as T, the fallback when absent, or a failure naming what was wrong.
+template <class T>
+T typedAttribute(const OperatorContext& context, const std::string& name,
+                 const std::optional<T>& fallback, const char* expected) {
+  const graph::AttributeValue* value = findAttribute(context, name);
+  if (!value) {
+    if (!fallback)
+      context.fail("missing attribute '" + name + "'");
+    return *fallback;
+  }
+  if (const T* typed = std::get_if<T>(value))
+    return *typed;
+  context.fail("attribute '" + name + "' must be " + expected);
+}
+
+} // namespace
+
+bool hasAttribute(const OperatorContext& context, const std::string& name) {
+  return findAttribute(context, name) != nullptr;
+}
+
+std::int64_t intAttribute(const OperatorContext& context, const std::string& name,
+                          std::optional<std::int64_t> fallback) {
+  return typedAttribute(context, name, fallback, "an integer");
+}
+
+double floatAttribute(const OperatorContext& context, const std::string& name,
+                      std::optional<double> fallback) {
+  if (const graph::AttributeValue* value = findAttribute(context, name))
+    if (const auto* integer = std::get_if<std::int64_t>(value))
+      return static_cast<double>(*integer);
+  return typedAttribute(context, name, fallback, "a number");
+}
+
+std::vector<std::int64_t> intsAttribute(const OperatorContext& context, const std::string& name,
+                                        std::optional<std::vector<std::int64_t>> fallback) {
+  return typedAttribute(context, name, fallback, "a list of integers");
+}
+
+std::string stringAttribute(const OperatorContext& context, const std::string& name,
+                            std::optional<std::string> fallback) {
+  return typedAttribute(context, name, fallback, "a string");
+}
+
+void requireOperands(const OperatorContext& context, std::size_t required, std::size_t maximum) {
+  const std::size_t given = context.operands.size();
+  if (given < required || given > maximum)
+    context.fail("expects " +
+                 (required == maximum
+                      ? std::to_string(required)
+                      : std::to_string(required) + " to " + std::to_string(maximum)) +
+                 " operands, the task gives " + std::to_string(given));
+  for (std::size_t index = 0; index < required; ++index)
+    if (!context.hasOperand(index))
+      context.fail("operand " + std::to_string(index) + " is required");
+}
+
+void requireOutputs(const OperatorContext& context, std::size_t maximumOutputs) {
+  const std::size_t recorded = context.node.outputShapes.size();
+  if (recorded < 1 || recorded > maximumOutputs)
+    context.fail("supports up to " + std::to_string(maximumOutputs) +
+                 " outputs, the task records " + std::to_string(recorded));
+}
+
+const Shape& outputShape(const OperatorContext& context, std::size_t output) {
+  return context.node.outputShapes.at(output);
+}
+
+DataType outputType(const OperatorContext& context, std::size_t output) {
+  return context.node.outputTypes.at(output);
+}
+
+Expr typedConstant(double value, DataType dtype) {
+  if (graph::isFloatingPoint(dtype))
+    return floatImm(value, dtype);
+  return intImm(static_cast<std::int64_t>(value), dtype);
+}
+
+std::optional<double> constantOperandValue(const OperatorContext& context, std::size_t index) {
+  if (index >= context.operandInputs.size() || !context.operandInputs[index])
+    return std::nullopt;
+  const graph::TaskInput& input = *context.operandInputs[index];
+  if (!input.hasData || input.kind != graph::TaskInput::Kind::Weight ||
+      graph::elementCount(input.shape) != 1)
+    return std::nullopt;
+  if (graph::isFloatingPoint(input.dtype))
+    return input.floatData.at(0);
+  return static_cast<double>(input.intData.at(0));
+}
+
+void requireBroadcastable(const OperatorContext& context, const Shape& operandShape,
+                          const Shape& outputShape) {
+  bool compatible = operandShape.size() <= outputShape.size();
+  for (std::size_t k = 0; compatible && k < operandShape.size(); ++k) {
+    const std::int64_t extent = operandShape[operandShape.size() - 1 - k];
+    compatible = extent == 1 || extent == outputShape[outputShape.size() - 1 - k];
+  }
+  if (!compatible)
+    context.fail("cannot broadcast " + graph::shapeToString(operandShape) + " to " +
+                 graph::shapeToString(outputShape));
+}
+
+std::vector<Expr> broadcastIndices(const Shape& operandShape,
+                                   const std::vector<Expr>& outputIndices) {
+  const std::size_t skipped = outputIndices.size() - operandShape.size();
+  std::vector<Expr> indices;
+  for (std::size_t axis = 0; axis < operandShape.size(); ++axis)
+    indices.push_back(operandShape[axis] == 1 ? intImm(0) : outputIndices[skipped + axis]);
+  return indices;
+}
+
+Expr broadcastOperand(const OperatorContext& context, std::size_t index,
+                      const std::vector<Expr>& outputIndices) {
+  const Tensor& operand = context.operand(index);
+  requireBroadcastable(context, operand->shape, outputShape(context));
+  if (std::optional<double> value = constantOperandValue(context, index))
+    return typedConstant(*value, operand->dtype);
+  return load(operand, broadcastIndices(operand->shape, outputIndices));
+}
+
+Expr flattenIndex(const std::vector<Expr>& indices, const Shape& shape) {
+  Expr flat = intImm(0);
+  for (std::size_t axis = 0; axis < shape.size(); ++axis)
+    flat = flat * intImm(shape[axis]) + indices[axis];
+  return flat;
+}
+
+std::vector<Expr> unflattenIndex(const Expr& flatIndex, const Shape& shape) {
+  std::vector<Expr> indices(shape.size());
+  std::int64_t stride = 1;
+  for (std::size_t axis = shape.size(); axis-- > 0;) {
+    if (shape[axis] == 1) {
+      indices[axis] = intImm(0);
+      continue;
+    }
+    // The outermost non-unit axis needs no modulo: the flat index is within the tensor.
+    Expr quotient = floorDiv(flatIndex, intImm(stride));
+    const bool outermost = graph::elementCount(Shape(shape.begin(), shape.begin() + axis)) == 1;
+    indices[axis] = outermost ? quotient : floorMod(quotient, intImm(shape[axis]));
+    stride *= shape[axis];
+  }
+  return indices;
+}
+
+Tensor copyStage(const std::string& name, const Tensor& source) {
+  return compute(name, source->shape,
+                 [&](const std::vector<Expr>& indices) { return load(source, indices); });
+}
+
+} // namespace clustune::te::topi

@@ -1,0 +1,290 @@
+// Lowerings of ONNX MaxPool, AveragePool, GlobalMaxPool and GlobalAveragePool (1-D, 2-D and
+// 3-D, NC + spatial layout) into compute stages, after TVM's topi pool*d. A windowed pool is an
+// optional padding stage, then one Max or Sum reduction over the window; AveragePool then
+// divides in a following element-wise stage, because a Reduce must be the top of its body.
+//
+// The divisor of AveragePool is an integer expression of the output position, not a stage: it
+// counts the window taps that fall on the input (count_include_pad = 0) or on the explicitly
+// padded input (count_include_pad = 1; taps of a ceil_mode window that overhang the end padding
+// are not counted, as PyTorch's avg_pool does). Windows that lie wholly inside fold it to a
+// constant, so the common case divides by the kernel size.
+#include "support/Error.h"
+#include "te/topi/Common.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace clustune::te::topi {
+namespace {
+
+// A list attribute with one entry per spatial axis (or two, for pads).
+std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
+                                     std::size_t size) {
+  std::vector<std::int64_t> values = intsAttribute(context, name);
+  if (values.size() != size)
+    context.fail("attribute '" + name + "' must have " + std::to_string(size) + " entries");
+  return values;
+}
+
+// The data operand, checked to be N, C and 1 to 3 spatial dimensions.
+const Tensor& poolData(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  if (data->shape.size() < 3 || data->shape.size() > 5)
+    context.fail("expects data of rank 3 to 5 (N, C and 1 to 3 spatial dimensions), got [" +
+                 graph::shapeToString(data->shape) + "]");
+  return data;
+}
+
+// A value no element of the dtype is below, so that padding never wins a max.
+Expr lowestValue(DataType dtype) {
+  switch (dtype) {
+  case DataType::Int8:
+    return intImm(std::numeric_limits<std::int8_t>::min(), dtype);
+  case DataType::UInt8:
+  case DataType::Bool:
+    return intImm(0, dtype);
+  case DataType::Int32:
+    return intImm(std::numeric_limits<std::int32_t>::min(), dtype);
+  default:
+    return reducerIdentity(Reducer::Max, dtype);
+  }
+}
+
+// Reduction axes over a window; an axis of extent 1 becomes the constant 0 rather than an empty
+// loop that the search would still split and annotate.
+class ReductionAxes {
+public:
+  Expr add(const std::string& name, std::int64_t extent) {
+    if (extent == 1)
+      return intImm(0);
+    axes_.push_back({makeVar(name), extent});
+    return varExpr(axes_.back().var);
+  }
+
+  Expr combine(Reducer reducer, Expr source) const {
+    return axes_.empty() ? source : reduce(reducer, std::move(source), axes_);
+  }
+
+private:
+  std::vector<IterVar> axes_;
+};
+
+// The attributes and geometry of MaxPool and AveragePool, one entry per spatial axis.
+struct PoolWindow {
+  std::vector<std::int64_t> kernel, strides, dilations, padsBegin, padsEnd;
+  // Extents of the padded input that the windows read: the input with its pads, plus whatever
+  // a ceil_mode window overhangs beyond the end pad.
+  std::vector<std::int64_t> paddedExtents;
+  Shape resultShape;
+
+  std::int64_t dilatedKernel(std::size_t axis) const {
+    return (kernel[axis] - 1) * dilations[axis] + 1;
+  }
+};
+
+PoolWindow readWindow(const OperatorContext& context, const Shape& data) {
+  const std::size_t spatial = data.size() - 2;
+  PoolWindow window;
+  window.kernel = intsOfSize(context, "kernel_shape", spatial);
+  window.strides = intsOfSize(context, "strides", spatial);
+  window.dilations = intsOfSize(context, "dilations", spatial);
+  const auto pads = intsOfSize(context, "pads", 2 * spatial);
+  window.padsBegin.assign(pads.begin(), pads.begin() + spatial);
+  window.padsEnd.assign(pads.begin() + spatial, pads.end());
+  const bool ceilMode = intAttribute(context, "ceil_mode") != 0;
+  const Shape& recorded = outputShape(context);
+  if (recorded.size() != data.size() || recorded[0] != data[0] || recorded[1] != data[1])
+    context.fail("the task records output [" + graph::shapeToString(recorded) + "] for input [" +
+                 graph::shapeToString(data) + "]");
+  window.resultShape = {data[0], data[1]};
+  for (std::size_t axis = 0; axis < spatial; ++axis) {
+    if (window.kernel[axis] < 1 || window.strides[axis] < 1 || window.dilations[axis] < 1)
+      context.fail("kernel_shape, strides and dilations must be positive");
+    if (window.padsBegin[axis] < 0 || window.padsEnd[axis] < 0)
+      context.fail("pads must be non-negative");
+    const std::int64_t padded = data[2 + axis] + window.padsBegin[axis] + window.padsEnd[axis];
+    const std::int64_t span = padded - window.dilatedKernel(axis);
+    if (span < 0)
+      context.fail("the dilated kernel is larger than the padded input");
+    const std::int64_t floorCount = span / window.strides[axis] + 1;
+    const std::int64_t ceilCount = (span + window.strides[axis] - 1) / window.strides[axis] + 1;
+    // ONNX versions disagree on whether ceil_mode keeps a last window that starts in the end
+    // padding, so with ceil_mode either count is accepted and the recorded one is lowered.
+    const std::int64_t outputs = recorded[2 + axis];
+    if (outputs != floorCount && !(ceilMode && outputs == ceilCount))
+      context.fail("the attributes give " + std::to_string(ceilMode ? ceilCount : floorCount) +
+                   " outputs along spatial axis " + std::to_string(axis) + ", the task records " +
+                   std::to_string(outputs));
+    window.resultShape.push_back(outputs);
+    window.paddedExtents.push_back(
+        std::max(padded, (outputs - 1) * window.strides[axis] + window.dilatedKernel(axis)));
+  }
+  return window;
+}
+
+// `data` with padBegin elements of `padValue` before and enough after to reach `extents`;
+// `data` itself when nothing is added.
+Tensor pad(const std::string& name, const Tensor& data, const std::vector<std::int64_t>& padBegin,
+           const std::vector<std::int64_t>& extents, const Expr& padValue) {
+  bool identity = true;
+  for (std::size_t axis = 0; axis < extents.size(); ++axis)
+    identity = identity && padBegin[axis] == 0 && extents[axis] == data->shape[2 + axis];
+  if (identity)
+    return data;
+  Shape shape = {data->shape[0], data->shape[1]};
+  shape.insert(shape.end(), extents.begin(), extents.end());
+  return compute(name, shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> source = {indices[0], indices[1]};
+    Expr inBounds;
+    auto require = [&](Expr condition) { inBounds = inBounds ? inBounds && condition : condition; };
+    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
+      const Expr& position = indices[2 + axis];
+      const std::int64_t end = padBegin[axis] + data->shape[2 + axis];
+      if (padBegin[axis] > 0)
+        require(position >= intImm(padBegin[axis]));
+      if (extents[axis] > end)
+        require(position < intImm(end));
+      source.push_back(position - intImm(padBegin[axis]));
+    }
+    Expr value = load(data, source);
+    return inBounds ? select(inBounds, value, padValue) : value;
+  });
+}
+
+// One Max or Sum reduction over each output position's window of `padded`.
+Tensor reduceWindows(const OperatorContext& context, const PoolWindow& window, const Tensor& padded,
+                     Reducer reducer) {
+  ReductionAxes axes;
+  std::vector<Expr> taps;
+  for (std::size_t axis = 0; axis < window.kernel.size(); ++axis)
+    taps.push_back(axes.add(context.stageName + ".rk" + std::to_string(axis), window.kernel[axis]));
+  return compute(context.stageName, window.resultShape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> source = {indices[0], indices[1]};
+    for (std::size_t axis = 0; axis < window.kernel.size(); ++axis)
+      source.push_back(indices[2 + axis] * intImm(window.strides[axis]) +
+                       taps[axis] * intImm(window.dilations[axis]));
+    return axes.combine(reducer, load(padded, source));
+  });
+}
+
+std::vector<Tensor> lowerMaxPool(const OperatorContext& context) {
+  if (context.node.outputShapes.size() > 1)
+    throw Error("MaxPool indices output is not supported");
+  const Tensor& data = poolData(context);
+  const PoolWindow window = readWindow(context, data->shape);
+  const Tensor padded = pad(context.stageName + ".pad", data, window.padsBegin,
+                            window.paddedExtents, lowestValue(data->dtype));
+  return {reduceWindows(context, window, padded, Reducer::Max)};
+}
+
+// The number of taps k in [0, kernel) with low <= start + k * dilation < high.
+std::int64_t tapsInRange(std::int64_t start, std::int64_t kernel, std::int64_t dilation,
+                         std::int64_t low, std::int64_t high) {
+  std::int64_t taps = 0;
+  for (std::int64_t k = 0; k < kernel; ++k)
+    taps += start + k * dilation >= low && start + k * dilation < high;
+  return taps;
+}
+
+// The same count as an integer expression of the window start: from the first tap at or after
+// `low`, ceil((low - start) / dilation), to the last tap before `high`. `clampAtZero` is needed
+// only where a window can miss the range entirely.
+Expr tapsInRange(const Expr& start, std::int64_t kernel, std::int64_t dilation, std::int64_t low,
+                 std::int64_t high, bool clampAtZero) {
+  const Expr d = intImm(dilation);
+  const Expr first = maximum(intImm(0), floorDiv(intImm(low + dilation - 1) - start, d));
+  const Expr last = minimum(intImm(kernel - 1), floorDiv(intImm(high - 1) - start, d));
+  const Expr taps = last - first + intImm(1);
+  return clampAtZero ? maximum(taps, intImm(0)) : taps;
+}
+
+// The divisor of AveragePool at output `indices` (see the file comment): the product over the
+// spatial axes of the taps that count. The windows of each axis are counted here first, so
+// that the expression is only as general as they need: a constant where every window is full.
+Expr windowDivisor(const PoolWindow& window, const Shape& data, bool countPads,
+                   const std::vector<Expr>& indices) {
+  Expr count = intImm(1);
+  bool someWindowEmpty = false;
+  for (std::size_t axis = 0; axis < window.kernel.size(); ++axis) {
+    const std::int64_t kernel = window.kernel[axis], stride = window.strides[axis];
+    const std::int64_t dilation = window.dilations[axis], padBegin = window.padsBegin[axis];
+    const std::int64_t low = countPads ? -padBegin : 0;
+    const std::int64_t high = countPads ? data[2 + axis] + window.padsEnd[axis] : data[2 + axis];
+    std::int64_t fewest = kernel;
+    for (std::int64_t output = 0; output < window.resultShape[2 + axis]; ++output)
+      fewest =
+          std::min(fewest, tapsInRange(output * stride - padBegin, kernel, dilation, low, high));
+    if (fewest == kernel) {
+      count = count * intImm(kernel);
+      continue;
+    }
+    someWindowEmpty = someWindowEmpty || fewest == 0;
+    const Expr start = indices[2 + axis] * intImm(stride) - intImm(padBegin);
+    count = count * tapsInRange(start, kernel, dilation, low, high, fewest == 0);
+  }
+  // A window of padding only (possible with large pads) averages to 0 instead of 0/0.
+  return someWindowEmpty ? maximum(count, intImm(1)) : count;
+}
+
+std::vector<Tensor> lowerAveragePool(const OperatorContext& context) {
+  const Tensor& data = poolData(context);
+  if (!graph::isFloatingPoint(data->dtype))
+    context.fail("expects floating-point data");
+  const PoolWindow window = readWindow(context, data->shape);
+  const bool countPads = intAttribute(context, "count_include_pad") != 0;
+  const Tensor padded = pad(context.stageName + ".pad", data, window.padsBegin,
+                            window.paddedExtents, floatImm(0.0, data->dtype));
+  const Tensor sums = reduceWindows(context, window, padded, Reducer::Sum);
+  return {compute(
+      context.stageName + ".mean", window.resultShape, [&](const std::vector<Expr>& indices) {
+        return load(sums, indices) /
+               cast(data->dtype, windowDivisor(window, data->shape, countPads, indices));
+      })};
+}
+
+// Global pools reduce every spatial position of each (n, c) to one value.
+Tensor reduceAllSpatial(const OperatorContext& context, const Tensor& data, Reducer reducer) {
+  ReductionAxes axes;
+  std::vector<Expr> positions;
+  Shape resultShape = {data->shape[0], data->shape[1]};
+  for (std::size_t axis = 2; axis < data->shape.size(); ++axis) {
+    positions.push_back(
+        axes.add(context.stageName + ".rk" + std::to_string(axis - 2), data->shape[axis]));
+    resultShape.push_back(1);
+  }
+  return compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> source = {indices[0], indices[1]};
+    source.insert(source.end(), positions.begin(), positions.end());
+    return axes.combine(reducer, load(data, source));
+  });
+}
+
+std::vector<Tensor> lowerGlobalMaxPool(const OperatorContext& context) {
+  return {reduceAllSpatial(context, poolData(context), Reducer::Max)};
+}
+
+std::vector<Tensor> lowerGlobalAveragePool(const OperatorContext& context) {
+  const Tensor& data = poolData(context);
+  if (!graph::isFloatingPoint(data->dtype))
+    context.fail("expects floating-point data");
+  const Tensor sums = reduceAllSpatial(context, data, Reducer::Sum);
+  std::int64_t positions = 1;
+  for (std::size_t axis = 2; axis < data->shape.size(); ++axis)
+    positions *= data->shape[axis];
+  return {compute(context.stageName + ".mean", sums->shape, [&](const std::vector<Expr>& indices) {
+    return load(sums, indices) / floatImm(static_cast<double>(positions), data->dtype);
+  })};
+}
+
+} // namespace
+
+void registerPoolingOperators(OperatorRegistry& registry) {
+  registry["MaxPool"] = lowerMaxPool;
+  registry["AveragePool"] = lowerAveragePool;
+  registry["GlobalMaxPool"] = lowerGlobalMaxPool;
+  registry["GlobalAveragePool"] = lowerGlobalAveragePool;
+}
+
+} // namespace clustune::te::topi

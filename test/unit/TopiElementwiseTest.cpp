@@ -1,0 +1,326 @@
+// The element-wise operator lowerings (te/topi/Elementwise.cpp), through the public path: a
+// hand-built one-node task, te::lowerTask and the reference interpreter, against values computed
+// by hand or with <cmath> formulas written independently here. Covers every activation, Cast,
+// broadcasting in every direction, variadic Max/Min, Where, BatchNormalization and the errors.
+#include "support/Error.h"
+#include "te/Interpreter.h"
+#include "te/LowerTask.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace clustune;
+using graph::DataType;
+using graph::Shape;
+using te::TensorData;
+
+namespace {
+
+TensorData tensorOf(Shape shape, const std::vector<double>& values,
+                    DataType dtype = DataType::Float32) {
+  TensorData data(dtype, std::move(shape));
+  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    data.set(static_cast<std::int64_t>(i), values[i]);
+  return data;
+}
+
+std::vector<double> valuesOf(const TensorData& data) {
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < data.elements(); ++i)
+    values.push_back(data.get(i));
+  return values;
+}
+
+struct OutputSpec {
+  Shape shape;
+  DataType dtype = DataType::Float32;
+};
+
+// A task of one node that reads every input in order and writes all of its outputs.
+graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
+                        const std::vector<TensorData>& inputs, std::vector<OutputSpec> outputs) {
+  graph::Task task;
+  graph::TaskNode node;
+  node.op = op;
+  node.attributes = std::move(attributes);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
+    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    node.outputShapes.push_back(outputs[k].shape);
+    node.outputTypes.push_back(outputs[k].dtype);
+    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
+  }
+  task.nodes.push_back(std::move(node));
+  return task;
+}
+
+std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
+  return te::evaluateWorkload(te::lowerTask(task), inputs);
+}
+
+// One output of `op` on `inputs`, with the first input's shape unless given.
+TensorData runOne(const std::string& op, const std::vector<TensorData>& inputs,
+                  graph::Attributes attributes = {}, std::optional<OutputSpec> output = {}) {
+  const OutputSpec spec = output.value_or(OutputSpec{inputs.at(0).shape(), inputs.at(0).dtype()});
+  auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {spec}), inputs);
+  EXPECT_EQ(outputs.size(), 1u);
+  return outputs.at(0);
+}
+
+void expectNear(const TensorData& actual, const std::vector<double>& expected,
+                double tolerance = 1e-6) {
+  ASSERT_EQ(actual.elements(), static_cast<std::int64_t>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual.get(static_cast<std::int64_t>(i)), expected[i], tolerance)
+        << "element " << i;
+}
+
+std::string errorOf(const graph::Task& task) {
+  try {
+    te::lowerTask(task);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+const std::vector<double> kSamples{-3.0, -0.5, 0.0, 0.25, 2.0, 7.5};
+
+// Applies `reference` to every sample, in double, then rounds to float32 as the stage does.
+std::vector<double> expected(double (*reference)(double)) {
+  std::vector<double> values;
+  for (double sample : kSamples)
+    values.push_back(static_cast<float>(reference(sample)));
+  return values;
+}
+
+TEST(TopiElementwise, UnaryActivationsMatchTheirFormulas) {
+  const TensorData x = tensorOf({2, 3}, kSamples);
+  struct Case {
+    const char* op;
+    graph::Attributes attributes;
+    double (*reference)(double);
+  };
+  const std::vector<Case> cases{
+      {"Relu", {}, [](double v) { return v > 0 ? v : 0.0; }},
+      {"Sigmoid", {}, [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {"Tanh", {}, [](double v) { return std::tanh(v); }},
+      {"Erf", {}, [](double v) { return std::erf(v); }},
+      {"Exp", {}, [](double v) { return std::exp(v); }},
+      {"Neg", {}, [](double v) { return -v; }},
+      {"Abs", {}, [](double v) { return v < 0 ? -v : v; }},
+      {"Floor", {}, [](double v) { return std::floor(v); }},
+      {"Ceil", {}, [](double v) { return std::ceil(v); }},
+      {"Sign", {}, [](double v) { return v > 0   ? 1.0
+                                         : v < 0 ? -1.0
+                                                 : 0.0; }},
+      {"LeakyRelu", {{"alpha", 0.1}}, [](double v) { return v < 0 ? 0.1 * v : v; }},
+      {"Elu", {{"alpha", 2.0}}, [](double v) { return v < 0 ? 2.0 * (std::exp(v) - 1) : v; }},
+      {"HardSigmoid",
+       {{"alpha", 0.2}, {"beta", 0.5}},
+       [](double v) { return std::fmax(0.0, std::fmin(1.0, 0.2 * v + 0.5)); }},
+      {"HardSwish", {}, [](double v) { return v * std::fmax(0.0, std::fmin(1.0, v / 6 + 0.5)); }},
+      {"Gelu", {}, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }},
+      {"Gelu",
+       {{"approximate", std::string("tanh")}},
+       [](double v) {
+         const double pi = std::acos(-1.0);
+         return 0.5 * v * (1 + std::tanh(std::sqrt(2 / pi) * (v + 0.044715 * v * v * v)));
+       }},
+      {"Softplus", {}, [](double v) { return std::log(std::exp(v) + 1); }},
+      {"Clip",
+       {{"min", -0.5}, {"max", 2.0}},
+       [](double v) { return std::fmin(std::fmax(v, -0.5), 2.0); }},
+      {"Clip", {{"max", 0.0}}, [](double v) { return std::fmin(v, 0.0); }},
+      {"Clip", {}, [](double v) { return v; }},
+      {"Identity", {}, [](double v) { return v; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    expectNear(runOne(c.op, {x}, c.attributes), expected(c.reference), 1e-6);
+  }
+}
+
+TEST(TopiElementwise, FunctionsOfPositiveValues) {
+  const TensorData x = tensorOf({3}, {0.25, 1.0, 16.0});
+  expectNear(runOne("Log", {x}), {std::log(0.25), 0.0, std::log(16.0)});
+  expectNear(runOne("Sqrt", {x}), {0.5, 1.0, 4.0});
+  expectNear(runOne("Reciprocal", {x}), {4.0, 1.0, 0.0625});
+}
+
+TEST(TopiElementwise, RoundIsHalfToEven) {
+  const TensorData x = tensorOf({6}, {0.5, 1.5, 2.5, -0.5, -1.5, 2.6});
+  expectNear(runOne("Round", {x}), {0, 2, 2, 0, -2, 3}, 0);
+}
+
+TEST(TopiElementwise, SoftplusDoesNotOverflow) {
+  const TensorData x = tensorOf({2}, {100.0, -100.0});
+  expectNear(runOne("Softplus", {x}), {100.0, std::exp(-100.0)}, 1e-12);
+}
+
+TEST(TopiElementwise, NotNegatesBools) {
+  const TensorData x = tensorOf({3}, {1, 0, 1}, DataType::Bool);
+  EXPECT_EQ(valuesOf(runOne("Not", {x})), (std::vector<double>{0, 1, 0}));
+}
+
+TEST(TopiElementwise, CastConvertsToTheRecordedType) {
+  const TensorData x = tensorOf({4}, {2.7, -2.7, 0.0, 0.4});
+  const TensorData toInt = runOne("Cast", {x}, {{"to", std::int64_t{6}}}, {{{4}, DataType::Int32}});
+  EXPECT_EQ(toInt.dtype(), DataType::Int32);
+  EXPECT_EQ(valuesOf(toInt), (std::vector<double>{2, -2, 0, 0}));
+  const TensorData toBool = runOne("Cast", {x}, {{"to", std::int64_t{9}}}, {{{4}, DataType::Bool}});
+  EXPECT_EQ(valuesOf(toBool), (std::vector<double>{1, 1, 0, 1}));
+  const TensorData integers = tensorOf({2}, {-5, 3}, DataType::Int64);
+  const TensorData toFloat =
+      runOne("Cast", {integers}, {{"to", std::int64_t{1}}}, {{{2}, DataType::Float32}});
+  EXPECT_EQ(valuesOf(toFloat), (std::vector<double>{-5, 3}));
+}
+
+TEST(TopiElementwise, CastRejectsATargetThatDisagreesWithTheTask) {
+  const TensorData x = tensorOf({1}, {1});
+  const std::string error =
+      errorOf(oneNodeTask("Cast", {{"to", std::int64_t{7}}}, {x}, {{{1}, DataType::Int32}}));
+  EXPECT_NE(error.find("to=int64 but the task records int32"), std::string::npos) << error;
+}
+
+TEST(TopiElementwise, DropoutIsIdentityWithAnAllTrueMask) {
+  const TensorData x = tensorOf({2, 2}, {1, -2, 3, -4});
+  const auto outputs =
+      run(oneNodeTask("Dropout", {}, {x}, {{{2, 2}}, {{2, 2}, DataType::Bool}}), {x});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<double>{1, -2, 3, -4}));
+  EXPECT_EQ(outputs[1].dtype(), DataType::Bool);
+  EXPECT_EQ(valuesOf(outputs[1]), (std::vector<double>{1, 1, 1, 1}));
+}
+
+TEST(TopiElementwise, BinaryOperatorsBroadcastATrailingVector) {
+  const TensorData a = tensorOf({2, 3}, {1, 2, 3, 4, 5, 6});
+  const TensorData b = tensorOf({3}, {10, 20, 40});
+  const OutputSpec out{{2, 3}};
+  expectNear(runOne("Add", {a, b}, {}, out), {11, 22, 43, 14, 25, 46});
+  expectNear(runOne("Sub", {a, b}, {}, out), {-9, -18, -37, -6, -15, -34});
+  expectNear(runOne("Mul", {a, b}, {}, out), {10, 40, 120, 40, 100, 240});
+  expectNear(runOne("Div", {a, b}, {}, out), {0.1, 0.1, 0.075, 0.4, 0.25, 0.15});
+  // Broadcasting the first operand instead.
+  expectNear(runOne("Sub", {b, a}, {}, out), {9, 18, 37, 6, 15, 34});
+}
+
+TEST(TopiElementwise, BroadcastingInBothDirectionsAndFromScalars) {
+  const TensorData column = tensorOf({2, 1}, {1, 2});
+  const TensorData row = tensorOf({1, 3}, {10, 20, 30});
+  expectNear(runOne("Mul", {column, row}, {}, OutputSpec{{2, 3}}), {10, 20, 30, 20, 40, 60});
+  const TensorData scalar = tensorOf({}, {0.5});
+  expectNear(runOne("Add", {scalar, row}, {}, OutputSpec{{1, 3}}), {10.5, 20.5, 30.5});
+  // Rank 3 against rank 2 with units in the middle: [2,1,2] + [3,1] -> [2,3,2].
+  const TensorData cube = tensorOf({2, 1, 2}, {1, 2, 3, 4});
+  const TensorData tall = tensorOf({3, 1}, {100, 200, 300});
+  expectNear(runOne("Add", {cube, tall}, {}, OutputSpec{{2, 3, 2}}),
+             {101, 102, 201, 202, 301, 302, 103, 104, 203, 204, 303, 304});
+}
+
+TEST(TopiElementwise, IntegerDivisionTruncates) {
+  const TensorData a = tensorOf({3}, {7, -7, 6}, DataType::Int64);
+  const TensorData b = tensorOf({3}, {2, 2, -4}, DataType::Int64);
+  EXPECT_EQ(valuesOf(runOne("Div", {a, b})), (std::vector<double>{3, -3, -1}));
+}
+
+TEST(TopiElementwise, PowTakesAnExponentOfAnotherType) {
+  const TensorData base = tensorOf({3}, {2, 3, 4});
+  const TensorData exponent = tensorOf({3}, {3, 2, -1}, DataType::Int64);
+  expectNear(runOne("Pow", {base, exponent}), {8, 9, 0.25});
+}
+
+TEST(TopiElementwise, SingleElementConstantOperandsAreInlined) {
+  // The task carries the exponent 2; whatever is fed to that input, the kernel squares.
+  const TensorData x = tensorOf({3}, {-3, 0.5, 4});
+  const TensorData fed = tensorOf({}, {7});
+  graph::Task task = oneNodeTask("Pow", {}, {x, fed}, {{{3}}});
+  task.inputs[1].kind = graph::TaskInput::Kind::Weight;
+  task.inputs[1].hasData = true;
+  task.inputs[1].floatData = {2.0};
+  expectNear(run(task, {x, fed}).at(0), {9, 0.25, 16});
+}
+
+TEST(TopiElementwise, VariadicMaxAndMinBroadcast) {
+  const TensorData a = tensorOf({2, 2}, {1, 8, -3, 4});
+  const TensorData b = tensorOf({2}, {2, 5});
+  const TensorData c = tensorOf({2, 1}, {0, 6});
+  const OutputSpec out{{2, 2}};
+  expectNear(runOne("Max", {a, b, c}, {}, out), {2, 8, 6, 6});
+  expectNear(runOne("Min", {a, b, c}, {}, out), {0, 0, -3, 4});
+  expectNear(runOne("Max", {a}), {1, 8, -3, 4});
+}
+
+TEST(TopiElementwise, ComparisonsAndLogicGiveBools) {
+  const TensorData a = tensorOf({3}, {1, 2, 3});
+  const TensorData b = tensorOf({}, {2});
+  const OutputSpec out{{3}, DataType::Bool};
+  EXPECT_EQ(valuesOf(runOne("Equal", {a, b}, {}, out)), (std::vector<double>{0, 1, 0}));
+  EXPECT_EQ(valuesOf(runOne("Less", {a, b}, {}, out)), (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(valuesOf(runOne("Greater", {a, b}, {}, out)), (std::vector<double>{0, 0, 1}));
+  const TensorData p = tensorOf({4}, {0, 0, 1, 1}, DataType::Bool);
+  const TensorData q = tensorOf({4}, {0, 1, 0, 1}, DataType::Bool);
+  EXPECT_EQ(valuesOf(runOne("And", {p, q})), (std::vector<double>{0, 0, 0, 1}));
+  EXPECT_EQ(valuesOf(runOne("Or", {p, q})), (std::vector<double>{0, 1, 1, 1}));
+}
+
+TEST(TopiElementwise, WhereBroadcastsItsCondition) {
+  const TensorData condition = tensorOf({2}, {1, 0}, DataType::Bool);
+  const TensorData x = tensorOf({2, 2}, {1, 2, 3, 4});
+  const TensorData y = tensorOf({}, {-1});
+  expectNear(runOne("Where", {condition, x, y}, {}, OutputSpec{{2, 2}}), {1, -1, 3, -1});
+}
+
+TEST(TopiElementwise, BatchNormalizationUsesPerChannelStatistics) {
+  // x: N=1, C=2, 2 elements per channel.
+  const TensorData x = tensorOf({1, 2, 2}, {1, 3, 10, 20});
+  const TensorData scale = tensorOf({2}, {2, 0.5});
+  const TensorData bias = tensorOf({2}, {1, -1});
+  const TensorData mean = tensorOf({2}, {2, 10});
+  const TensorData variance = tensorOf({2}, {4, 100});
+  const double epsilon = 1e-3;
+  auto normalised = [&](double value, double m, double v, double s, double b) {
+    return (value - m) / std::sqrt(v + epsilon) * s + b;
+  };
+  expectNear(runOne("BatchNormalization", {x, scale, bias, mean, variance}, {{"epsilon", epsilon}}),
+             {normalised(1, 2, 4, 2, 1), normalised(3, 2, 4, 2, 1),
+              normalised(10, 10, 100, 0.5, -1), normalised(20, 10, 100, 0.5, -1)});
+}
+
+TEST(TopiElementwise, ChainedNodesFeedEachOther) {
+  // relu(a + b) as one task of two nodes.
+  const TensorData a = tensorOf({4}, {-1, 2, -3, 4});
+  const TensorData b = tensorOf({4}, {0.5, 0.5, 5, -5});
+  graph::Task task = oneNodeTask("Add", {}, {a, b}, {{{4}}});
+  graph::TaskNode relu;
+  relu.op = "Relu";
+  relu.inputs = {graph::TaskValueRef::node(0, 0)};
+  relu.outputShapes = {{4}};
+  relu.outputTypes = {DataType::Float32};
+  task.nodes.push_back(relu);
+  task.outputs = {graph::TaskValueRef::node(1, 0)};
+  expectNear(run(task, {a, b}).at(0), {0, 2.5, 2, 0});
+}
+
+TEST(TopiElementwise, RejectsShapesThatDoNotBroadcast) {
+  const TensorData a = tensorOf({2, 3}, {1, 2, 3, 4, 5, 6});
+  const TensorData b = tensorOf({2}, {1, 2});
+  const std::string error = errorOf(oneNodeTask("Add", {}, {a, b}, {{{2, 3}}}));
+  EXPECT_NE(error.find("Add: cannot broadcast 2 to 2x3"), std::string::npos) << error;
+}
+
+TEST(TopiElementwise, RejectsWrongOperandTypes) {
+  const TensorData x = tensorOf({1}, {1});
+  EXPECT_NE(errorOf(oneNodeTask("Not", {}, {x}, {{{1}, DataType::Bool}})).find("bool"),
+            std::string::npos);
+  const TensorData integer = tensorOf({1}, {1}, DataType::Int64);
+  EXPECT_NE(errorOf(oneNodeTask("Add", {}, {x, integer}, {{{1}}})).find("one dtype"),
+            std::string::npos);
+  EXPECT_NE(errorOf(oneNodeTask("Relu", {}, {x, x}, {{{1}}})).find("expects 1 operands"),
+            std::string::npos);
+}
+
+} // namespace

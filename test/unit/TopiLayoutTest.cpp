@@ -1,0 +1,283 @@
+// The layout and indexing operator lowerings (te/topi/Layout.cpp), through the public path: a
+// hand-built one-node task, te::lowerTask and the reference interpreter, against hand-computed
+// element lists (inputs are 0, 1, 2, ... so that every output names the input element it read).
+#include "support/Error.h"
+#include "te/Interpreter.h"
+#include "te/LowerTask.h"
+
+#include <gtest/gtest.h>
+#include <numeric>
+
+using namespace clustune;
+using graph::DataType;
+using graph::Shape;
+using te::TensorData;
+
+namespace {
+
+TensorData tensorOf(Shape shape, const std::vector<double>& values,
+                    DataType dtype = DataType::Float32) {
+  TensorData data(dtype, std::move(shape));
+  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    data.set(static_cast<std::int64_t>(i), values[i]);
+  return data;
+}
+
+// A tensor holding 0, 1, 2, ... in row-major order.
+TensorData iota(Shape shape) {
+  std::vector<double> values(static_cast<std::size_t>(graph::elementCount(shape)));
+  std::iota(values.begin(), values.end(), 0.0);
+  return tensorOf(std::move(shape), values);
+}
+
+std::vector<double> valuesOf(const TensorData& data) {
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < data.elements(); ++i)
+    values.push_back(data.get(i));
+  return values;
+}
+
+// A task of one node that reads every input in order and writes all of its outputs.
+graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
+                        const std::vector<TensorData>& inputs, const std::vector<Shape>& outputs) {
+  graph::Task task;
+  graph::TaskNode node;
+  node.op = op;
+  node.attributes = std::move(attributes);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
+    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    node.outputShapes.push_back(outputs[k]);
+    node.outputTypes.push_back(inputs.at(0).dtype());
+    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
+  }
+  task.nodes.push_back(std::move(node));
+  return task;
+}
+
+std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
+  return te::evaluateWorkload(te::lowerTask(task), inputs);
+}
+
+// The values and shape of the single output of `op`.
+struct Result {
+  Shape shape;
+  std::vector<double> values;
+};
+
+Result runOne(const std::string& op, const std::vector<TensorData>& inputs,
+              graph::Attributes attributes, const Shape& output) {
+  const auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {output}), inputs);
+  EXPECT_EQ(outputs.size(), 1u);
+  return {outputs.at(0).shape(), valuesOf(outputs.at(0))};
+}
+
+using Values = std::vector<double>;
+using Ints = std::vector<std::int64_t>;
+
+std::string errorOf(const graph::Task& task) {
+  try {
+    te::lowerTask(task);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(TopiLayout, ReshapeFamilyKeepsRowMajorOrder) {
+  const TensorData x = iota({2, 3, 4});
+  const Values all = valuesOf(x);
+  EXPECT_EQ(runOne("Reshape", {x}, {{"shape", Ints{4, 6}}}, {4, 6}).values, all);
+  EXPECT_EQ(runOne("Reshape", {x}, {{"shape", Ints{3, 8}}}, {3, 8}).values, all);
+  EXPECT_EQ(runOne("Flatten", {x}, {{"axis", std::int64_t{2}}}, {6, 4}).values, all);
+  EXPECT_EQ(runOne("Unsqueeze", {x}, {{"axes", Ints{0, 3}}}, {1, 2, 3, 1, 4}).values, all);
+  const TensorData column = iota({3, 1});
+  EXPECT_EQ(runOne("Squeeze", {column}, {{"axes", Ints{1}}}, {3}).values, (Values{0, 1, 2}));
+  // Unit dimensions moving across non-unit ones: [1,2,1,3] -> [2,3,1].
+  EXPECT_EQ(runOne("Reshape", {iota({1, 2, 1, 3})}, {}, {2, 3, 1}).values,
+            (Values{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(TopiLayout, ReshapeRejectsAnotherElementCount) {
+  const std::string error = errorOf(oneNodeTask("Reshape", {}, {iota({2, 3})}, {{4, 2}}));
+  EXPECT_NE(error.find("Reshape: cannot reshape 2x3 to 4x2"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, TransposePermutesAxes) {
+  // out[i, j, k] = x[k, i, j] for perm [1, 2, 0] of x: [2, 3, 4] -> out: [3, 4, 2].
+  const TensorData x = iota({2, 3, 4});
+  const Result result = runOne("Transpose", {x}, {{"perm", Ints{1, 2, 0}}}, {3, 4, 2});
+  ASSERT_EQ(result.shape, (Shape{3, 4, 2}));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 2; ++k)
+        EXPECT_EQ(result.values[(i * 4 + j) * 2 + k], (k * 3 + i) * 4 + j);
+  EXPECT_EQ(runOne("Transpose", {iota({2, 3})}, {{"perm", Ints{1, 0}}}, {3, 2}).values,
+            (Values{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(TopiLayout, TransposeRejectsABadPermutation) {
+  const std::string error =
+      errorOf(oneNodeTask("Transpose", {{"perm", Ints{0, 0}}}, {iota({2, 3})}, {{2, 2}}));
+  EXPECT_NE(error.find("not a permutation"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, ConcatOfThreeAlongTheMiddleAxis) {
+  const TensorData a = tensorOf({2, 1}, {0, 1});
+  const TensorData b = tensorOf({2, 2}, {10, 11, 12, 13});
+  const TensorData c = tensorOf({2, 3}, {20, 21, 22, 23, 24, 25});
+  EXPECT_EQ(runOne("Concat", {a, b, c}, {{"axis", std::int64_t{1}}}, {2, 6}).values,
+            (Values{0, 10, 11, 20, 21, 22, 1, 12, 13, 23, 24, 25}));
+  EXPECT_EQ(
+      runOne("Concat", {a, tensorOf({2, 0}, {}), a}, {{"axis", std::int64_t{1}}}, {2, 2}).values,
+      (Values{0, 0, 1, 1}));
+  EXPECT_EQ(runOne("Concat", {b, b}, {{"axis", std::int64_t{0}}}, {4, 2}).values,
+            (Values{10, 11, 12, 13, 10, 11, 12, 13}));
+}
+
+TEST(TopiLayout, ConcatRejectsMismatchedOperands) {
+  const std::string error = errorOf(
+      oneNodeTask("Concat", {{"axis", std::int64_t{1}}}, {iota({2, 1}), iota({3, 1})}, {{2, 2}}));
+  EXPECT_NE(error.find("does not fit output"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, SliceWithPositiveAndNegativeSteps) {
+  const TensorData x = iota({3, 5});
+  // Rows 1..2, every second column from 0: [[5, 7, 9], [10, 12, 14]].
+  EXPECT_EQ(runOne("Slice", {x},
+                   {{"starts", Ints{1, 0}},
+                    {"ends", Ints{3, 5}},
+                    {"axes", Ints{0, 1}},
+                    {"steps", Ints{1, 2}}},
+                   {2, 3})
+                .values,
+            (Values{5, 7, 9, 10, 12, 14}));
+  // Columns backwards from 4 through 0 in steps of -2 (end -1 is "through index 0"), and the
+  // last row only: [14, 12, 10].
+  EXPECT_EQ(runOne("Slice", {x},
+                   {{"starts", Ints{4, 2}},
+                    {"ends", Ints{-1, 3}},
+                    {"axes", Ints{1, 0}},
+                    {"steps", Ints{-2, 1}}},
+                   {1, 3})
+                .values,
+            (Values{14, 12, 10}));
+  // Reversing with step -1 and a stop before the start: columns 3, 2.
+  EXPECT_EQ(runOne("Slice", {iota({5})},
+                   {{"starts", Ints{3}}, {"ends", Ints{1}}, {"axes", Ints{0}}, {"steps", Ints{-1}}},
+                   {2})
+                .values,
+            (Values{3, 2}));
+}
+
+TEST(TopiLayout, SplitIntoUnequalParts) {
+  const TensorData x = iota({2, 4});
+  const auto outputs = run(oneNodeTask("Split", {{"axis", std::int64_t{1}}, {"split", Ints{1, 3}}},
+                                       {x}, {{2, 1}, {2, 3}}),
+                           {x});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(valuesOf(outputs[0]), (Values{0, 4}));
+  EXPECT_EQ(valuesOf(outputs[1]), (Values{1, 2, 3, 5, 6, 7}));
+  // Equal parts along axis 0, with no split attribute.
+  const auto rows =
+      run(oneNodeTask("Split", {{"axis", std::int64_t{0}}}, {x}, {{1, 4}, {1, 4}}), {x});
+  EXPECT_EQ(valuesOf(rows[1]), (Values{4, 5, 6, 7}));
+}
+
+TEST(TopiLayout, SplitRejectsSizesThatDisagree) {
+  const std::string error =
+      errorOf(oneNodeTask("Split", {{"axis", std::int64_t{1}}, {"split", Ints{2, 2}}},
+                          {iota({2, 4})}, {{2, 1}, {2, 3}}));
+  EXPECT_NE(error.find("split sizes disagree"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, GatherWrapsNegativeIndices) {
+  const TensorData data = iota({3, 2});
+  const TensorData indices = tensorOf({2}, {-1, 0}, DataType::Int64);
+  EXPECT_EQ(runOne("Gather", {data, indices}, {{"axis", std::int64_t{0}}}, {2, 2}).values,
+            (Values{4, 5, 0, 1}));
+  // Along axis 1 with 2-D int32 indices: out[i, j, k] = data[i, indices[j, k]].
+  const TensorData grid = tensorOf({2, 2}, {1, 0, -2, 1}, DataType::Int32);
+  EXPECT_EQ(runOne("Gather", {data, grid}, {{"axis", std::int64_t{1}}}, {3, 2, 2}).values,
+            (Values{1, 0, 0, 1, 3, 2, 2, 3, 5, 4, 4, 5}));
+}
+
+TEST(TopiLayout, GatherClampsIndicesStillOutOfRange) {
+  // Undefined in ONNX; kernels fed random indices must not read outside the tensor.
+  const TensorData data = iota({3});
+  const TensorData indices = tensorOf({2}, {5, -7}, DataType::Int64);
+  EXPECT_EQ(runOne("Gather", {data, indices}, {{"axis", std::int64_t{0}}}, {2}).values,
+            (Values{2, 0}));
+}
+
+TEST(TopiLayout, GatherWithAScalarIndexRemovesTheAxis) {
+  const TensorData data = iota({2, 3});
+  const TensorData index = tensorOf({}, {2}, DataType::Int64);
+  EXPECT_EQ(runOne("Gather", {data, index}, {{"axis", std::int64_t{1}}}, {2}).values,
+            (Values{2, 5}));
+  // A constant index the task carries (-1) is inlined and wrapped at lowering time, whatever
+  // is fed to that input (0 here).
+  const TensorData fed = tensorOf({}, {0}, DataType::Int64);
+  graph::Task task = oneNodeTask("Gather", {{"axis", std::int64_t{0}}}, {data, fed}, {{3}});
+  task.inputs[1].kind = graph::TaskInput::Kind::Weight;
+  task.inputs[1].hasData = true;
+  task.inputs[1].intData = {-1};
+  EXPECT_EQ(valuesOf(run(task, {data, fed}).at(0)), (Values{3, 4, 5}));
+}
+
+TEST(TopiLayout, ExpandBroadcasts) {
+  const TensorData x = tensorOf({3, 1}, {1, 2, 3});
+  EXPECT_EQ(runOne("Expand", {x}, {{"shape", Ints{2, 3, 2}}}, {2, 3, 2}).values,
+            (Values{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+}
+
+TEST(TopiLayout, PadModes) {
+  const TensorData x = tensorOf({3}, {1, 2, 3});
+  const graph::Attributes pads{{"pads", Ints{2, 1}}};
+  auto withMode = [&](const char* mode) {
+    graph::Attributes attributes = pads;
+    attributes["mode"] = std::string(mode);
+    return attributes;
+  };
+  EXPECT_EQ(runOne("Pad", {x}, pads, {6}).values, (Values{0, 0, 1, 2, 3, 0}));
+  graph::Attributes filled = pads;
+  filled["value"] = 9.5;
+  EXPECT_EQ(runOne("Pad", {x}, filled, {6}).values, (Values{9.5, 9.5, 1, 2, 3, 9.5}));
+  EXPECT_EQ(runOne("Pad", {x}, withMode("edge"), {6}).values, (Values{1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(runOne("Pad", {x}, withMode("reflect"), {6}).values, (Values{3, 2, 1, 2, 3, 2}));
+}
+
+TEST(TopiLayout, PadInTwoDimensionsAndCrop) {
+  const TensorData x = iota({2, 2});
+  // One row of zeros above, one column on the right.
+  EXPECT_EQ(runOne("Pad", {x}, {{"pads", Ints{1, 0, 0, 1}}}, {3, 3}).values,
+            (Values{0, 0, 0, 0, 1, 0, 2, 3, 0}));
+  // A negative pad crops: drop the first column, pad one row below.
+  EXPECT_EQ(runOne("Pad", {x}, {{"pads", Ints{0, -1, 1, 0}}}, {3, 1}).values, (Values{1, 3, 0}));
+}
+
+TEST(TopiLayout, PadRejectsReflectWiderThanTheInput) {
+  const std::string error = errorOf(oneNodeTask(
+      "Pad", {{"pads", Ints{3, 0}}, {"mode", std::string("reflect")}}, {iota({3})}, {{6}}));
+  EXPECT_NE(error.find("reflect pads must be smaller"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, TileRepeats) {
+  const TensorData x = iota({2, 2});
+  EXPECT_EQ(runOne("Tile", {x}, {{"repeats", Ints{2, 1}}}, {4, 2}).values,
+            (Values{0, 1, 2, 3, 0, 1, 2, 3}));
+  EXPECT_EQ(runOne("Tile", {x}, {{"repeats", Ints{1, 3}}}, {2, 6}).values,
+            (Values{0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3}));
+}
+
+TEST(TopiLayout, IntegerTensorsKeepTheirType) {
+  const TensorData x = tensorOf({2, 2}, {7, -8, 9, -10}, DataType::Int64);
+  const auto outputs = run(oneNodeTask("Transpose", {{"perm", Ints{1, 0}}}, {x}, {{2, 2}}), {x});
+  EXPECT_EQ(outputs.at(0).dtype(), DataType::Int64);
+  EXPECT_EQ(valuesOf(outputs.at(0)), (Values{7, 9, -8, -10}));
+}
+
+} // namespace

@@ -1,0 +1,200 @@
+// The reduction operator lowerings (te/topi/Reduction.cpp), through the public path: a hand-built
+// one-node task, te::lowerTask and the reference interpreter, against hand-computed values:
+// ReduceSum/Mean/Max/Min with and without keepdims, Softmax (rows sum to 1, stable for large
+// inputs) and LayerNormalization with its optional statistics outputs.
+#include "support/Error.h"
+#include "te/Interpreter.h"
+#include "te/LowerTask.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <numeric>
+
+using namespace clustune;
+using graph::DataType;
+using graph::Shape;
+using te::TensorData;
+
+namespace {
+
+TensorData tensorOf(Shape shape, const std::vector<double>& values,
+                    DataType dtype = DataType::Float32) {
+  TensorData data(dtype, std::move(shape));
+  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    data.set(static_cast<std::int64_t>(i), values[i]);
+  return data;
+}
+
+// A tensor holding 0, 1, 2, ... in row-major order.
+TensorData iota(Shape shape, DataType dtype = DataType::Float32) {
+  std::vector<double> values(static_cast<std::size_t>(graph::elementCount(shape)));
+  std::iota(values.begin(), values.end(), 0.0);
+  return tensorOf(std::move(shape), values, dtype);
+}
+
+std::vector<double> valuesOf(const TensorData& data) {
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < data.elements(); ++i)
+    values.push_back(data.get(i));
+  return values;
+}
+
+// A task of one node that reads every input in order and writes all of its outputs.
+graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
+                        const std::vector<TensorData>& inputs, const std::vector<Shape>& outputs) {
+  graph::Task task;
+  graph::TaskNode node;
+  node.op = op;
+  node.attributes = std::move(attributes);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
+    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    node.outputShapes.push_back(outputs[k]);
+    node.outputTypes.push_back(inputs.at(0).dtype());
+    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
+  }
+  task.nodes.push_back(std::move(node));
+  return task;
+}
+
+std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
+  return te::evaluateWorkload(te::lowerTask(task), inputs);
+}
+
+TensorData runOne(const std::string& op, const std::vector<TensorData>& inputs,
+                  graph::Attributes attributes, const Shape& output) {
+  auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {output}), inputs);
+  EXPECT_EQ(outputs.size(), 1u);
+  return outputs.at(0);
+}
+
+void expectNear(const TensorData& actual, const std::vector<double>& expected,
+                double tolerance = 1e-6) {
+  ASSERT_EQ(actual.elements(), static_cast<std::int64_t>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(actual.get(static_cast<std::int64_t>(i)), expected[i], tolerance)
+        << "element " << i;
+}
+
+using Values = std::vector<double>;
+using Ints = std::vector<std::int64_t>;
+
+graph::Attributes reduceAttributes(Ints axes, std::int64_t keepdims) {
+  return {{"axes", std::move(axes)}, {"keepdims", keepdims}};
+}
+
+// x[i, j, k] = 6i + 2j + k for the shape [2, 3, 2].
+TEST(TopiReduction, ReduceSumOverTheMiddleAxis) {
+  const TensorData x = iota({2, 3, 2});
+  expectNear(runOne("ReduceSum", {x}, reduceAttributes({1}, 0), {2, 2}), {6, 9, 24, 27});
+  const TensorData kept = runOne("ReduceSum", {x}, reduceAttributes({1}, 1), {2, 1, 2});
+  EXPECT_EQ(kept.shape(), (Shape{2, 1, 2}));
+  expectNear(kept, {6, 9, 24, 27});
+}
+
+TEST(TopiReduction, ReduceMeanOverAllAxes) {
+  const TensorData x = iota({2, 3, 2});
+  expectNear(runOne("ReduceMean", {x}, reduceAttributes({0, 1, 2}, 0), {}), {5.5});
+  expectNear(runOne("ReduceMean", {x}, reduceAttributes({0, 1, 2}, 1), {1, 1, 1}), {5.5});
+  // Over the last axis: the mean of 6i + 2j and 6i + 2j + 1.
+  expectNear(runOne("ReduceMean", {x}, reduceAttributes({2}, 0), {2, 3}),
+             {0.5, 2.5, 4.5, 6.5, 8.5, 10.5});
+}
+
+TEST(TopiReduction, ReduceMaxAndMin) {
+  const TensorData x = tensorOf({2, 3}, {3, -1, 7, -4, 2, 0});
+  expectNear(runOne("ReduceMax", {x}, reduceAttributes({0}, 1), {1, 3}), {3, 2, 7});
+  expectNear(runOne("ReduceMin", {x}, reduceAttributes({1}, 0), {2}), {-1, -4});
+  expectNear(runOne("ReduceMax", {iota({2, 3, 2})}, reduceAttributes({0, 2}, 1), {1, 3, 1}),
+             {7, 9, 11});
+}
+
+TEST(TopiReduction, EmptyAxesIsANoOp) {
+  const TensorData x = tensorOf({2, 2}, {1, 2, 3, 4});
+  expectNear(runOne("ReduceSum", {x}, reduceAttributes({}, 1), {2, 2}), {1, 2, 3, 4});
+}
+
+TEST(TopiReduction, IntegerSumsStayIntegers) {
+  const TensorData x = iota({3, 2}, DataType::Int64);
+  const TensorData sum = runOne("ReduceSum", {x}, reduceAttributes({0}, 0), {2});
+  EXPECT_EQ(sum.dtype(), DataType::Int64);
+  EXPECT_EQ(valuesOf(sum), (Values{6, 9}));
+}
+
+TEST(TopiReduction, RejectsAxesOutOfRange) {
+  try {
+    te::lowerTask(oneNodeTask("ReduceSum", reduceAttributes({2}, 0), {iota({2, 2})}, {{2}}));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("ReduceSum: axes must be"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(TopiReduction, SoftmaxRowsSumToOneAndMatchAHandComputation) {
+  // exp(-2), exp(-1), 1 over their sum; the second row only shifts the first by 1000, which
+  // overflows exp unless the row maximum is subtracted first.
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 1000, 1001, 1002});
+  const TensorData y = runOne("Softmax", {x}, {{"axis", std::int64_t{1}}}, {2, 3});
+  const double sum = std::exp(-2.0) + std::exp(-1.0) + 1.0;
+  const Values row{std::exp(-2.0) / sum, std::exp(-1.0) / sum, 1.0 / sum};
+  expectNear(y, {row[0], row[1], row[2], row[0], row[1], row[2]});
+  EXPECT_NEAR(row[2], 0.66524096, 1e-8);
+  for (int r = 0; r < 2; ++r)
+    EXPECT_NEAR(y.get(3 * r) + y.get(3 * r + 1) + y.get(3 * r + 2), 1.0, 1e-6);
+}
+
+TEST(TopiReduction, SoftmaxOverTheFirstAxis) {
+  // Columns [0, ln 3] and [5, 5]: [1/4, 3/4] and [1/2, 1/2].
+  const TensorData x = tensorOf({2, 2}, {0, 5, std::log(3.0), 5});
+  expectNear(runOne("Softmax", {x}, {{"axis", std::int64_t{0}}}, {2, 2}), {0.25, 0.5, 0.75, 0.5});
+}
+
+TEST(TopiReduction, LayerNormalizationWithScaleAndBias) {
+  // Row [1, 2, 3, 4]: mean 2.5, variance (2.25 + 0.25 + 0.25 + 2.25) / 4 = 1.25.
+  // Row [2, 2, 2, 2]: mean 2, variance 0, so the output is the bias.
+  const TensorData x = tensorOf({2, 4}, {1, 2, 3, 4, 2, 2, 2, 2});
+  const TensorData scale = tensorOf({4}, {1, 2, 1, 0.5});
+  const TensorData bias = tensorOf({4}, {0, 0, 1, -1});
+  const double epsilon = 1e-5;
+  const double inverse = 1 / std::sqrt(1.25 + epsilon);
+  const graph::Attributes attributes{{"axis", std::int64_t{1}}, {"epsilon", epsilon}};
+  expectNear(
+      runOne("LayerNormalization", {x, scale, bias}, attributes, {2, 4}),
+      {-1.5 * inverse, -0.5 * inverse * 2, 0.5 * inverse + 1, 1.5 * inverse * 0.5 - 1, 0, 0, 1, -1},
+      1e-5);
+}
+
+TEST(TopiReduction, LayerNormalizationStatisticsOutputs) {
+  const TensorData x = tensorOf({2, 4}, {1, 2, 3, 4, 2, 2, 2, 2});
+  const TensorData scale = tensorOf({4}, {1, 1, 1, 1});
+  const double epsilon = 1e-5;
+  const auto outputs =
+      run(oneNodeTask("LayerNormalization", {{"axis", std::int64_t{1}}, {"epsilon", epsilon}},
+                      {x, scale}, {{2, 4}, {2, 1}, {2, 1}}),
+          {x, scale});
+  ASSERT_EQ(outputs.size(), 3u);
+  expectNear(outputs[1], {2.5, 2});
+  expectNear(outputs[2], {1 / std::sqrt(1.25 + epsilon), 1 / std::sqrt(epsilon)}, 1e-3);
+  EXPECT_NEAR(outputs[2].get(1) * std::sqrt(epsilon), 1.0, 1e-6);
+}
+
+TEST(TopiReduction, LayerNormalizationOverTrailingAxesWithoutBias) {
+  // Normalise each [2, 2] block of a [2, 2, 2] tensor; block 0 is [0, 1, 2, 3] (mean 1.5,
+  // variance 1.25), block 1 is [4, 5, 6, 7] (same deviations). Scale [[1, 2], [3, 4]].
+  const TensorData x = iota({2, 2, 2});
+  const TensorData scale = tensorOf({2, 2}, {1, 2, 3, 4});
+  const double epsilon = 1e-5;
+  const double inverse = 1 / std::sqrt(1.25 + epsilon);
+  const Values block{-1.5 * inverse * 1, -0.5 * inverse * 2, 0.5 * inverse * 3, 1.5 * inverse * 4};
+  Values expected = block;
+  expected.insert(expected.end(), block.begin(), block.end());
+  expectNear(runOne("LayerNormalization", {x, scale},
+                    {{"axis", std::int64_t{1}}, {"epsilon", epsilon}}, {2, 2, 2}),
+             expected, 1e-5);
+}
+
+} // namespace
