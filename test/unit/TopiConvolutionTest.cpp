@@ -408,6 +408,36 @@ TEST(TopiConvolution, ConvTransposePadsFromOutputShapeAndAutoPad) {
   expectClose(run.y, scatterConvTranspose(c, run.x, run.w, run.bias));
 }
 
+// An output_shape beyond what the input reaches gives a negative total padding; as in the ONNX
+// reference implementation (and the backend test convtranspose_output_shape), the extra
+// positions receive no input: a negative end pad, or a negative begin pad with SAME_UPPER.
+TEST(TopiConvolution, ConvTransposeOutputShapeBeyondTheInputReach) {
+  ConvCase c = {.data = {1, 2, 3},
+                .weight = {2, 2, 3},
+                .strides = {3},
+                .dilations = {1},
+                .padsBegin = {0},
+                .padsEnd = {0},
+                .bias = true,
+                .outputPadding = {0}};
+  // Full extent 3 * 2 + 3 = 9; an output of 10 leaves a total padding of -1.
+  const Shape output = {1, 2, 10};
+  graph::Attributes withOutputShape = convAttributes(c);
+  withOutputShape["output_shape"] = Ints{10};
+  Evaluated run = evaluateCase("ConvTranspose", c, output, 13, withOutputShape);
+  c.padsEnd = {-1};
+  expectClose(run.y, scatterConvTranspose(c, run.x, run.w, run.bias));
+
+  graph::Attributes sameUpper = convAttributes(c);
+  sameUpper["pads"] = Ints{0, 0};
+  sameUpper["output_shape"] = Ints{10};
+  sameUpper["auto_pad"] = std::string("SAME_UPPER");
+  run = evaluateCase("ConvTranspose", c, output, 14, sameUpper);
+  c.padsBegin = {-1};
+  c.padsEnd = {0};
+  expectClose(run.y, scatterConvTranspose(c, run.x, run.w, run.bias));
+}
+
 TEST(TopiConvolution, RejectsOutputShapeThatDisagreesWithAttributes) {
   const ConvCase c = {.data = {1, 2, 5, 5},
                       .weight = {2, 2, 3, 3},

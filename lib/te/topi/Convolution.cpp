@@ -241,11 +241,12 @@ void readTransposedPads(const OperatorContext& context, ConvGeometry& geometry, 
     if (fromOutputShape)
       total = geometry.strides[axis] * (data[2 + axis] - 1) + geometry.outputPadding[axis] +
               geometry.dilatedKernel(axis) - output[2 + axis];
-    if (total < 0)
-      context.fail("the recorded output shape is larger than the transposed convolution covers");
     // The split that the ONNX operator specification gives: SAME_UPPER puts the smaller half
-    // first; SAME_LOWER and a plain output_shape put it last.
-    geometry.padsBegin[axis] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    // first; SAME_LOWER and a plain output_shape put it last. An output_shape beyond what the
+    // input reaches makes the total negative: as in the ONNX reference implementation, halving
+    // rounds down and the negative pads add output positions that no input element reaches.
+    const std::int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+    geometry.padsBegin[axis] = autoPad == "SAME_UPPER" ? half : total - half;
     geometry.padsEnd[axis] = total - geometry.padsBegin[axis];
   }
 }
