@@ -5,6 +5,7 @@
 #include "te/LowerTask.h"
 
 #include <cassert>
+#include <cstring>
 
 namespace clustune::executor {
 namespace {
@@ -13,16 +14,19 @@ class InterpreterKernel final : public TaskKernel {
 public:
   explicit InterpreterKernel(te::Workload workload) : workload_(std::move(workload)) {}
 
-  void run(const std::vector<const te::TensorData*>& inputs,
-           const std::vector<te::TensorData*>& outputs) const override {
+  void run(const std::vector<te::TensorView>& inputs,
+           const std::vector<te::TensorView>& outputs) const override {
     std::vector<te::TensorData> inputValues;
     inputValues.reserve(inputs.size());
-    for (const te::TensorData* input : inputs)
-      inputValues.push_back(*input);
-    std::vector<te::TensorData> results = te::evaluateWorkload(workload_, inputValues);
+    for (const te::TensorView& input : inputs) {
+      te::TensorData copy(input.dtype, input.shape);
+      std::memcpy(copy.data(), input.data, copy.byteSize());
+      inputValues.push_back(std::move(copy));
+    }
+    const std::vector<te::TensorData> results = te::evaluateWorkload(workload_, inputValues);
     assert(results.size() == outputs.size());
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      *outputs[i] = std::move(results[i]);
+      std::memcpy(outputs[i].data, results[i].data(), results[i].byteSize());
   }
 
 private:

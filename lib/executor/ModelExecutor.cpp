@@ -2,10 +2,11 @@
 #include "executor/ModelExecutor.h"
 
 #include "support/Error.h"
-#include "support/Hash.h"
 #include "support/Random.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <spdlog/spdlog.h>
 
 namespace clustune::executor {
@@ -17,15 +18,6 @@ te::TensorData dataOfConstant(const graph::Value& value) {
   for (std::int64_t i = 0; i < value.elements(); ++i)
     data.set(i, floating ? value.floatData[i] : static_cast<double>(value.intData[i]));
   return data;
-}
-
-// Fan-in of a weight: the product of all but its first dimension (Conv: Cin/groups x kernel,
-// Gemm/MatMul: K); a vector or scalar counts as fan-in 1.
-double initialisationBound(const graph::Shape& shape) {
-  std::int64_t fanIn = 1;
-  for (std::size_t i = 1; i < shape.size(); ++i)
-    fanIn *= shape[i];
-  return 1.0 / std::sqrt(static_cast<double>(std::max<std::int64_t>(fanIn, 1)));
 }
 
 } // namespace
@@ -58,17 +50,57 @@ ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
       throw error.withContext({.task = task.key});
     }
   }
-  for (std::size_t step = 0; step < occurrences_.size(); ++step)
-    for (graph::ValueId id : occurrences_[step].inputs)
-      if (model_.values[id].kind == graph::ValueKind::Intermediate && !model_.isGraphOutput(id))
-        lastUse_[id] = step;
   for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(model_.values.size()); ++id) {
     const graph::Value& value = model_.values[id];
     if (value.kind == graph::ValueKind::Constant && value.hasData)
       constants_[id] = dataOfConstant(value);
   }
-  spdlog::debug("{}: {} task occurrences, {} kernels ({})", model_.name, occurrences_.size(),
-                kernels_.size(), factory.name());
+
+  // Plan the arena: each produced value lives from its step to its last reader (graph outputs
+  // to the end, so they can be copied out).
+  std::vector<graph::ValueId> produced;
+  std::map<graph::ValueId, TensorLifetime> lifetimes;
+  for (std::size_t step = 0; step < occurrences_.size(); ++step) {
+    for (graph::ValueId id : occurrences_[step].inputs)
+      if (auto found = lifetimes.find(id); found != lifetimes.end())
+        found->second.lastStep = step;
+    for (graph::ValueId id : occurrences_[step].outputs) {
+      const std::size_t last = model_.isGraphOutput(id) ? occurrences_.size() : step;
+      lifetimes[id] = {model_.values[id].bytes(), step, last};
+      produced.push_back(id);
+    }
+  }
+  std::vector<TensorLifetime> ordered;
+  for (graph::ValueId id : produced)
+    ordered.push_back(lifetimes[id]);
+  const MemoryPlan plan = planMemory(ordered);
+  arena_.assign(static_cast<std::size_t>(plan.arenaBytes), 0);
+  unsharedBytes_ = plan.unsharedBytes;
+  for (std::size_t i = 0; i < produced.size(); ++i)
+    arenaOffset_[produced[i]] = plan.offsets[i];
+
+  for (const graph::TaskOccurrence& occurrence : occurrences_) {
+    Binding binding;
+    for (graph::ValueId id : occurrence.inputs)
+      binding.inputs.push_back(viewOf(id));
+    for (graph::ValueId id : occurrence.outputs)
+      binding.outputs.push_back(viewOf(id));
+    bindings_.push_back(std::move(binding));
+  }
+  spdlog::debug("{}: {} task occurrences, {} kernels ({}), arena {:.1f} MiB (unshared {:.1f} MiB)",
+                model_.name, occurrences_.size(), kernels_.size(), factory.name(),
+                static_cast<double>(plan.arenaBytes) / (1 << 20),
+                static_cast<double>(plan.unsharedBytes) / (1 << 20));
+}
+
+te::TensorView ModelExecutor::viewOf(graph::ValueId id) const {
+  const graph::Value& value = model_.values[id];
+  te::TensorView view{value.dtype, value.shape, nullptr};
+  if (auto offset = arenaOffset_.find(id); offset != arenaOffset_.end())
+    view.data = arena_.data() + offset->second;
+  else if (auto constant = constants_.find(id); constant != constants_.end())
+    view.data = const_cast<void*>(constant->second.data());
+  return view; // graph inputs, and constants not provided yet, are bound in run()
 }
 
 void ModelExecutor::setConstant(graph::ValueId value, te::TensorData data) {
@@ -88,21 +120,12 @@ std::vector<graph::ValueId> ModelExecutor::missingConstants() const {
   return missing;
 }
 
-void ModelExecutor::generateMissingConstants(std::uint64_t seed) {
-  for (graph::ValueId id : missingConstants()) {
-    const graph::Value& value = model_.values[id];
-    // Seeded by name as well as id, so a constant keeps its data when unrelated parts change.
-    const std::uint64_t stream = StableHasher().add(value.name).add(std::int64_t{id}).finish();
-    constants_[id] = randomTensor(value.dtype, value.shape, initialisationBound(value.shape),
-                                  Rng(seed).fork(stream).next());
-  }
-}
-
-std::vector<te::TensorData> ModelExecutor::run(const std::vector<te::TensorData>& inputs) const {
+std::vector<te::TensorData> ModelExecutor::run(const std::vector<te::TensorData>& inputs,
+                                               std::vector<double>* occurrenceSeconds) const {
   if (inputs.size() != model_.inputs.size())
     throw Error("model '" + model_.name + "' has " + std::to_string(model_.inputs.size()) +
                 " inputs, given " + std::to_string(inputs.size()));
-  std::map<graph::ValueId, te::TensorData> values;
+  std::map<graph::ValueId, const te::TensorData*> external;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const graph::Value& expected = model_.values[model_.inputs[i]];
     if (inputs[i].shape() != expected.shape || inputs[i].dtype() != expected.dtype)
@@ -110,39 +133,53 @@ std::vector<te::TensorData> ModelExecutor::run(const std::vector<te::TensorData>
                   "[" + graph::shapeToString(expected.shape) + "], given " +
                   graph::dataTypeName(inputs[i].dtype()) + "[" +
                   graph::shapeToString(inputs[i].shape()) + "]");
-    values[model_.inputs[i]] = inputs[i];
+    external[model_.inputs[i]] = &inputs[i];
   }
-  auto lookup = [&](graph::ValueId id) -> const te::TensorData& {
-    if (auto found = values.find(id); found != values.end())
-      return found->second;
-    if (auto constant = constants_.find(id); constant != constants_.end())
-      return constant->second;
-    throw Error("constant '" + model_.values[id].name +
-                "' has no data: provide it or generate weights");
-  };
+  for (const auto& [id, data] : constants_)
+    external[id] = &data;
+  if (occurrenceSeconds)
+    occurrenceSeconds->assign(occurrences_.size(), 0.0);
   for (std::size_t step = 0; step < occurrences_.size(); ++step) {
     const graph::TaskOccurrence& occurrence = occurrences_[step];
-    std::vector<const te::TensorData*> taskInputs;
-    for (graph::ValueId id : occurrence.inputs)
-      taskInputs.push_back(&lookup(id));
-    std::vector<te::TensorData*> taskOutputs;
-    for (graph::ValueId id : occurrence.outputs) {
-      const graph::Value& value = model_.values[id];
-      values[id] = te::TensorData(value.dtype, value.shape);
-      taskOutputs.push_back(&values[id]);
+    Binding& binding = bindings_[step];
+    for (std::size_t k = 0; k < occurrence.inputs.size(); ++k) {
+      if (arenaOffset_.count(occurrence.inputs[k]))
+        continue;
+      auto found = external.find(occurrence.inputs[k]);
+      if (found == external.end())
+        throw Error("constant '" + model_.values[occurrence.inputs[k]].name +
+                    "' has no data: provide it or generate weights");
+      binding.inputs[k].data = const_cast<void*>(found->second->data());
     }
+    const auto start = std::chrono::steady_clock::now();
     try {
-      kernels_.at(occurrence.key)->run(taskInputs, taskOutputs);
+      kernels_.at(occurrence.key)->run(binding.inputs, binding.outputs);
     } catch (const Error& error) {
       throw error.withContext({.task = occurrence.key});
     }
-    for (graph::ValueId id : occurrence.inputs)
-      if (auto last = lastUse_.find(id); last != lastUse_.end() && last->second == step)
-        values.erase(id);
+    if (occurrenceSeconds)
+      (*occurrenceSeconds)[step] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   std::vector<te::TensorData> outputs;
-  for (graph::ValueId id : model_.outputs)
-    outputs.push_back(lookup(id));
+  for (graph::ValueId id : model_.outputs) {
+    const graph::Value& value = model_.values[id];
+    te::TensorData output(value.dtype, value.shape);
+    if (output.byteSize() == 0) { // an empty tensor has no storage to copy from
+      outputs.push_back(std::move(output));
+      continue;
+    }
+    const te::TensorView view = viewOf(id);
+    const void* source = view.data;
+    if (!source) {
+      auto found = external.find(id); // a graph output that is an input or constant
+      source = found != external.end() ? found->second->data() : nullptr;
+    }
+    if (!source)
+      throw Error("graph output '" + value.name + "' has no data");
+    std::memcpy(output.data(), source, output.byteSize());
+    outputs.push_back(std::move(output));
+  }
   return outputs;
 }
 

@@ -3,6 +3,7 @@
 // later, feeds graph inputs and constants, and returns the graph outputs.
 #pragma once
 
+#include "executor/MemoryPlan.h"
 #include "executor/TaskKernel.h"
 #include "graph/Graph.h"
 #include "graph/Partition.h"
@@ -23,33 +24,46 @@ public:
   const std::vector<graph::Task>& tasks() const { return tasks_; }
   const std::vector<graph::TaskOccurrence>& occurrences() const { return occurrences_; }
 
-  // Constants whose data the model does not carry (stripped weights) must be provided, either
-  // one by one or all at once from a seeded generator (uniform in [-bound, bound] with
-  // bound = 1/sqrt(fan-in), so activations stay in a sane range through deep models).
+  // Constants whose data the model does not carry (stripped weights) must be given data before
+  // simplification (graph/Weights.h) or provided here.
   void setConstant(graph::ValueId value, te::TensorData data);
-  void generateMissingConstants(std::uint64_t seed);
   std::vector<graph::ValueId> missingConstants() const;
 
   // Runs the model; `inputs` follow the graph's input order. Throws clustune::Error naming the
-  // input when a shape or dtype does not match, or naming the task when a kernel fails.
-  std::vector<te::TensorData> run(const std::vector<te::TensorData>& inputs) const;
+  // input when a shape or dtype does not match, or naming the task when a kernel fails. With
+  // `occurrenceSeconds`, records the wall time of each task occurrence (in occurrences() order).
+  std::vector<te::TensorData> run(const std::vector<te::TensorData>& inputs,
+                                  std::vector<double>* occurrenceSeconds = nullptr) const;
 
   // The constant data in use (model data, provided or generated), by value id.
   const std::map<graph::ValueId, te::TensorData>& constants() const { return constants_; }
+  // Bytes of the intermediate arena, and what one buffer per tensor would have needed.
+  std::int64_t arenaBytes() const { return static_cast<std::int64_t>(arena_.size()); }
+  std::int64_t unsharedBytes() const { return unsharedBytes_; }
 
 private:
+  te::TensorView viewOf(graph::ValueId id) const;
+
   graph::Graph model_;
   std::vector<graph::Task> tasks_; // one per occurrence, in execution order
   std::vector<graph::TaskOccurrence> occurrences_;
   std::map<std::string, std::unique_ptr<TaskKernel>> kernels_; // by workload key
-  // For each intermediate value, the step after which nothing reads it, so its memory is freed
-  // as soon as possible.
-  std::map<graph::ValueId, std::size_t> lastUse_;
   std::map<graph::ValueId, te::TensorData> constants_;
+  // Every value a task produces lives at a planned offset in one arena (MemoryPlan.h).
+  std::map<graph::ValueId, std::int64_t> arenaOffset_;
+  mutable std::vector<unsigned char> arena_;
+  // Per occurrence, where its operands live: filled at construction except for graph inputs
+  // and constants, whose addresses are bound at run time.
+  struct Binding {
+    std::vector<te::TensorView> inputs;
+    std::vector<te::TensorView> outputs;
+  };
+  mutable std::vector<Binding> bindings_;
+  std::int64_t unsharedBytes_ = 0;
 };
 
-// Seeded random data for a tensor: uniform in [-bound, bound] for floats, in [0, bound) for
-// integers (e.g. token ids), zero/one for bool.
+// Seeded random data for a tensor, e.g. a model input: uniform in [-bound, bound] for floats,
+// integers in [0, bound) (at least {0}), zero/one for bool.
 te::TensorData randomTensor(graph::DataType dtype, const graph::Shape& shape, double bound,
                             std::uint64_t seed);
 

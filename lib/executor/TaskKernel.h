@@ -14,10 +14,10 @@ namespace clustune::executor {
 class TaskKernel {
 public:
   virtual ~TaskKernel() = default;
-  // `inputs` and `outputs` follow the task's canonical order; outputs are allocated by the
-  // caller with the task's output shapes and dtypes.
-  virtual void run(const std::vector<const te::TensorData*>& inputs,
-                   const std::vector<te::TensorData*>& outputs) const = 0;
+  // `inputs` and `outputs` follow the task's canonical order; the caller provides output memory
+  // of the task's output shapes and dtypes. Kernels only read through input views.
+  virtual void run(const std::vector<te::TensorView>& inputs,
+                   const std::vector<te::TensorView>& outputs) const = 0;
 };
 
 class KernelFactory {

@@ -11,6 +11,14 @@
 
 namespace clustune::te {
 
+// A non-owning view of a tensor in memory: what kernels read and write. The graph executor
+// points views into one planned arena, so a model runs without allocating.
+struct TensorView {
+  graph::DataType dtype = graph::DataType::Float32;
+  graph::Shape shape;
+  void* data = nullptr;
+};
+
 class TensorData {
 public:
   TensorData() = default;
@@ -22,6 +30,8 @@ public:
   std::size_t byteSize() const { return bytes_.size(); }
   void* data() { return bytes_.data(); }
   const void* data() const { return bytes_.data(); }
+  // A view of this tensor; for a const tensor the kernel must only read through it.
+  TensorView view() const { return {dtype_, shape_, const_cast<unsigned char*>(bytes_.data())}; }
 
   // Element access through double, converting to and from the dtype (float32 rounds,
   // integers truncate, bool is 0 or 1). Integers beyond 2^53 lose precision: fine for the

@@ -7,6 +7,8 @@
 // outputs (ONNX's own backend tests use rtol 1e-3, atol 1e-7; the larger atol absorbs float32
 // rounding of values near zero, e.g. sums that cancel); integer and bool outputs must be exact;
 // NaN matches NaN.
+#include "codegen/cpu/CpuTarget.h"
+#include "executor/CompiledKernel.h"
 #include "executor/ModelExecutor.h"
 #include "graph/Simplify.h"
 #include "onnx/Importer.h"
@@ -162,17 +164,27 @@ int main(int argc, char** argv) {
   std::string dataDirectory = "/usr/share/libonnx-testdata/data/node";
   std::string filter = ".*";
   bool listUnsupported = false;
+  std::string kernels = "compiled";
   app.add_option("--data-dir", dataDirectory, "Folder of node tests (one sub-folder per test)")
       ->capture_default_str();
   app.add_option("--filter", filter, "Only tests whose name matches this regular expression");
   app.add_flag("--list-unsupported", listUnsupported,
                "Print every unsupported test with its reason");
+  app.add_option("--kernels", kernels,
+                 "How tasks run: 'compiled' (default schedule, LLVM, host CPU) or 'interpreter' "
+                 "(the reference evaluator)")
+      ->check(CLI::IsMember({"compiled", "interpreter"}))
+      ->capture_default_str();
   addCommonOptions(app, common, /*withSeed=*/false);
   return runTool(app, common, argc, argv, [&] {
     if (!fs::is_directory(dataDirectory))
       throw Error("not a folder of node tests (install libonnx-testdata)", {.file = dataDirectory});
     const std::regex pattern(filter);
-    auto factory = executor::makeInterpreterKernelFactory();
+    std::unique_ptr<executor::KernelFactory> factory;
+    if (kernels == "compiled")
+      factory = std::make_unique<executor::CompiledKernelFactory>(codegen::hostCpuTarget());
+    else
+      factory = executor::makeInterpreterKernelFactory();
     std::vector<fs::path> tests;
     for (const auto& entry : fs::directory_iterator(dataDirectory))
       if (entry.is_directory() && std::regex_search(entry.path().filename().string(), pattern))

@@ -1,0 +1,119 @@
+// See CpuCodegen.h. One compilation: a fresh LLVMContext and TargetMachine, KernelEmitter
+// writes the module, the verifier checks it (a failure is a bug in the emitter, reported as an
+// Error so that a tuner records it instead of crashing), then the O3 pipeline, then either
+// printing or object emission.
+#include "codegen/cpu/CpuCodegen.h"
+
+#include "codegen/cpu/KernelEmitter.h"
+#include "codegen/cpu/LlvmInit.h"
+#include "support/Error.h"
+
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Triple.h>
+#include <memory>
+
+namespace clustune::codegen {
+namespace {
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CpuTarget& target) {
+  initializeNativeLlvmTarget();
+  std::string error;
+  const llvm::Target* backEnd = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (!backEnd)
+    throw Error("no LLVM back end for target triple '" + target.triple + "': " + error);
+  // Checked before the target machine exists, which would print a warning and go on.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      backEnd->createMCSubtargetInfo(target.triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(target.cpu))
+    throw Error("LLVM does not know the CPU '" + target.cpu + "' for '" + target.triple + "'");
+  // Position-independent code with the small code model: ORC's JITLink resolves calls to the
+  // runtime and the C library through its own stubs, wherever they are.
+  std::unique_ptr<llvm::TargetMachine> machine(backEnd->createTargetMachine(
+      target.triple, target.cpu, target.features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    throw Error("LLVM cannot create a target machine for '" + target.triple + "'");
+  return machine;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager sccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  llvm::PassBuilder passes(&machine);
+  // Registered first, so that the pass builder's defaults do not replace it: the C library of
+  // the target triple (expf, erff, ... are known and may be folded).
+  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(module.getTargetTriple()));
+  functionAnalyses.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
+  passes.registerModuleAnalyses(moduleAnalyses);
+  passes.registerCGSCCAnalyses(sccAnalyses);
+  passes.registerFunctionAnalyses(functionAnalyses);
+  passes.registerLoopAnalyses(loopAnalyses);
+  passes.crossRegisterProxies(loopAnalyses, functionAnalyses, sccAnalyses, moduleAnalyses);
+  llvm::ModulePassManager pipeline =
+      passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, moduleAnalyses);
+}
+
+// A module with the context and machine it belongs to; members are destroyed in reverse
+// order, so the module goes before its context.
+struct Compilation {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+Compilation buildOptimizedModule(const te::LoweredFunction& function, const CpuTarget& target) {
+  Compilation compilation;
+  compilation.context = std::make_unique<llvm::LLVMContext>();
+  compilation.machine = createTargetMachine(target);
+  compilation.module = std::make_unique<llvm::Module>(function.name, *compilation.context);
+  llvm::Module& module = *compilation.module;
+  module.setTargetTriple(target.triple);
+  module.setDataLayout(compilation.machine->createDataLayout());
+
+  KernelEmitter(module, target).emitKernel(function);
+
+  std::string problems;
+  llvm::raw_string_ostream problemStream(problems);
+  if (llvm::verifyModule(module, &problemStream))
+    throw Error("internal error: the CPU code generator produced invalid LLVM IR for " +
+                function.name + ": " + problems);
+  optimize(module, *compilation.machine);
+  return compilation;
+}
+
+} // namespace
+
+std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& target) {
+  Compilation compilation = buildOptimizedModule(function, target);
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  compilation.module->print(stream, nullptr);
+  stream.flush();
+  return text;
+}
+
+std::string compileToObject(const te::LoweredFunction& function, const CpuTarget& target) {
+  Compilation compilation = buildOptimizedModule(function, target);
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream(object);
+  llvm::legacy::PassManager codeGeneration;
+  if (compilation.machine->addPassesToEmitFile(codeGeneration, stream, nullptr,
+                                               llvm::CodeGenFileType::ObjectFile))
+    throw Error("LLVM cannot emit object files for '" + target.triple + "'");
+  codeGeneration.run(*compilation.module);
+  return std::string(object.begin(), object.end());
+}
+
+} // namespace clustune::codegen

@@ -1,0 +1,86 @@
+// See CpuTarget.h.
+#include "codegen/cpu/CpuTarget.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+#include "support/Jsonl.h"
+
+#include <algorithm>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/TargetParser/Host.h>
+#include <thread>
+#include <vector>
+
+namespace clustune::codegen {
+namespace {
+
+// requireField<int> would accept 512.7 and truncate it.
+int requireInteger(const nlohmann::json& description, const char* name,
+                   const ErrorContext& context) {
+  requireField<nlohmann::json>(description, name, context);
+  const nlohmann::json& value = description.at(name);
+  if (!value.is_number_integer())
+    throw Error(std::string("field '") + name + "' must be an integer", context);
+  return value.get<int>();
+}
+
+} // namespace
+
+CpuTarget hostCpuTarget() {
+  CpuTarget target;
+  target.triple = llvm::sys::getProcessTriple();
+  target.cpu = llvm::sys::getHostCPUName().str();
+  // Sorted, so that the same machine always gives the same string (records compare targets).
+  std::vector<std::string> features;
+  bool avx = false, avx512 = false;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
+    const std::string name = feature.getKey().str();
+    features.push_back((feature.getValue() ? "+" : "-") + name);
+    if (feature.getValue() && name == "avx")
+      avx = true;
+    if (feature.getValue() && name == "avx512f")
+      avx512 = true;
+  }
+  std::sort(features.begin(), features.end());
+  for (const std::string& feature : features)
+    target.features += (target.features.empty() ? "" : ",") + feature;
+  target.vectorBits = avx512 ? 512 : avx ? 256 : 128;
+  target.cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return target;
+}
+
+CpuTarget loadCpuTarget(const std::string& path) {
+  const ErrorContext context{.file = displayPath(path)};
+  nlohmann::json description;
+  try {
+    description = nlohmann::json::parse(readFileBytes(path));
+  } catch (const nlohmann::json::exception& error) {
+    throw Error(std::string("not valid JSON: ") + error.what(), context);
+  }
+  if (!description.is_object())
+    throw Error("a target description must be a JSON object", context);
+
+  const auto kind = requireField<std::string>(description, "kind", context);
+  if (kind != "cpu")
+    throw Error("field 'kind' is \"" + kind + "\"; a CPU target needs \"cpu\"", context);
+
+  CpuTarget target;
+  target.triple = requireField<std::string>(description, "triple", context);
+  target.cpu = requireField<std::string>(description, "mcpu", context);
+  target.features = requireField<std::string>(description, "features", context);
+  target.vectorBits = requireInteger(description, "vector_bits", context);
+  target.cores = requireInteger(description, "cores", context);
+  if (target.triple.empty())
+    throw Error("field 'triple' is empty", context);
+  if (target.cpu.empty())
+    throw Error("field 'mcpu' is empty", context);
+  if (target.vectorBits != 128 && target.vectorBits != 256 && target.vectorBits != 512)
+    throw Error("field 'vector_bits' must be 128, 256 or 512, got " +
+                    std::to_string(target.vectorBits),
+                context);
+  if (target.cores < 1)
+    throw Error("field 'cores' must be at least 1, got " + std::to_string(target.cores), context);
+  return target;
+}
+
+} // namespace clustune::codegen

@@ -1,0 +1,29 @@
+// A CPU code-generation target (DESIGN §4.6): the LLVM triple, CPU and feature string that the
+// code generator compiles for, the vector width that vectorized loops should fill and the core
+// count that parallel loops can use. Either detected from the running machine (`--target
+// host`) or read from configs/targets/<name>.json, so that records measured on one machine can
+// name the machine they belong to.
+#pragma once
+
+#include <string>
+
+namespace clustune::codegen {
+
+struct CpuTarget {
+  std::string triple;   // e.g. "x86_64-pc-linux-gnu"
+  std::string cpu;      // LLVM CPU name, e.g. "skylake-avx512", "znver4"
+  std::string features; // LLVM feature string, e.g. "+avx2,+fma,-avx512f"; may be empty
+  int vectorBits = 128; // widest vector registers the code should use: 128, 256 or 512
+  int cores = 1;
+};
+
+// The machine this process runs on, with every feature LLVM detects.
+CpuTarget hostCpuTarget();
+
+// Reads {"kind":"cpu","triple":...,"mcpu":...,"features":...,"vector_bits":...,"cores":...}.
+// Other fields (cache sizes, descriptions) are for other consumers and are ignored here. A
+// missing file, bad JSON or a missing or invalid field throws clustune::Error naming the file
+// and the field.
+CpuTarget loadCpuTarget(const std::string& path);
+
+} // namespace clustune::codegen

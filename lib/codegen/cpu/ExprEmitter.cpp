@@ -1,0 +1,520 @@
+// Expression emission for KernelEmitter (see KernelEmitter.h): te expressions to LLVM values,
+// scalar or vector lanes, with the semantics of te/Interpreter.h. Choices that matter:
+// - Float Min/Max are llvm.minnum/maxnum (fmin/fmax: a NaN operand yields the other operand),
+//   as the interpreter computes them; against a constant, x86 needs one instruction for them.
+// - Float-to-integer casts saturate to int64 (NaN gives 0) and then wrap to the narrower type,
+//   the interpreter's definition of ONNX's undefined out-of-range casts.
+// - FloorDiv/FloorMod round towards negative infinity; on integers they are the truncating
+//   quotient and remainder, corrected when the remainder's sign differs from the divisor's.
+// - exp, log, sqrt, pow, fabs, floor, ceil and round (half to even) are LLVM intrinsics, so
+//   that LLVM can fold and vectorize them; tanh and erf call the C library's tanhf/erff (or
+//   tanh/erf for float64) lane by lane, which is as accurate as <cmath>; sigmoid is
+//   1 / (1 + exp(-x)), within a few ulp of the exact value (exp's error plus two roundings).
+// - Select, And and Or evaluate an operand that could fault (a load, an integer division by a
+//   variable) only where it is chosen: by a branch for a scalar condition, under a lane mask
+//   for a vector one. Padding relies on this.
+#include "codegen/cpu/KernelEmitter.h"
+#include "codegen/cpu/LoopAnalysis.h"
+#include "support/Error.h"
+
+#include <cassert>
+#include <llvm/IR/Intrinsics.h>
+
+namespace clustune::codegen {
+
+using graph::DataType;
+using te::Expr;
+using te::ExprKind;
+
+namespace {
+
+bool isSigned(DataType dtype) {
+  return dtype == DataType::Int8 || dtype == DataType::Int32 || dtype == DataType::Int64;
+}
+
+unsigned laneCount(llvm::Value* value) {
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
+  return vector ? vector->getNumElements() : 0;
+}
+
+// The scalar type `scalar`, as a vector when `like` is one.
+llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
+  const unsigned lanes = laneCount(like);
+  return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+}
+
+} // namespace
+
+llvm::Type* KernelEmitter::registerType(DataType dtype) {
+  switch (dtype) {
+  case DataType::Float32:
+    return builder_.getFloatTy();
+  case DataType::Float16:
+    return builder_.getHalfTy();
+  case DataType::Float64:
+    return builder_.getDoubleTy();
+  case DataType::Int8:
+  case DataType::UInt8:
+    return builder_.getInt8Ty();
+  case DataType::Int32:
+    return builder_.getInt32Ty();
+  case DataType::Int64:
+    return builder_.getInt64Ty();
+  case DataType::Bool:
+    return builder_.getInt1Ty();
+  }
+  throw Error(std::string("unsupported dtype ") + graph::dataTypeName(dtype));
+}
+
+// Bool is one byte in memory (TensorData's layout) and one bit in registers.
+llvm::Type* KernelEmitter::storageType(DataType dtype) {
+  return dtype == DataType::Bool ? builder_.getInt8Ty() : registerType(dtype);
+}
+
+llvm::Value* KernelEmitter::broadcast(llvm::Value* value, unsigned width) {
+  if (value->getType()->isVectorTy())
+    return value;
+  return builder_.CreateVectorSplat(width, value);
+}
+
+void KernelEmitter::matchLanes(llvm::Value*& left, llvm::Value*& right) {
+  if (const unsigned lanes = laneCount(left); lanes && !laneCount(right))
+    right = broadcast(right, lanes);
+  else if (const unsigned rightLanes = laneCount(right); rightLanes && !laneCount(left))
+    left = broadcast(left, rightLanes);
+}
+
+llvm::Value* KernelEmitter::lanesOf(llvm::Value* value, llvm::Value* like) {
+  const unsigned lanes = laneCount(like);
+  return lanes ? broadcast(value, lanes) : value;
+}
+
+llvm::Value* KernelEmitter::allLanes(unsigned width) {
+  return llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(builder_.getInt1Ty(), width));
+}
+
+llvm::Value* KernelEmitter::lookupVar(const te::VarNode* var) {
+  auto found = vars_.find(var);
+  if (found == vars_.end())
+    throw Error("kernel " + kernelName_ + ": variable '" + var->name +
+                "' is used outside the loop that binds it");
+  return found->second;
+}
+
+llvm::Value* KernelEmitter::bufferPointer(const te::Buffer& buffer) {
+  auto found = buffers_.find(buffer.get());
+  if (found == buffers_.end())
+    throw Error("kernel " + kernelName_ + ": buffer '" + buffer->name +
+                "' is neither an argument nor allocated around its use");
+  return found->second;
+}
+
+llvm::Value* KernelEmitter::emitExpr(const Expr& expr) {
+  const te::ExprNode& node = *expr;
+  switch (node.kind) {
+  case ExprKind::IntImm:
+    if (node.dtype == DataType::Bool)
+      return builder_.getInt1(node.intValue != 0);
+    return llvm::ConstantInt::get(registerType(node.dtype), node.intValue, /*IsSigned=*/true);
+  case ExprKind::FloatImm:
+    return llvm::ConstantFP::get(registerType(node.dtype), node.floatValue);
+  case ExprKind::Variable:
+    return convert(lookupVar(node.var.get()), DataType::Int64, node.dtype);
+  case ExprKind::Add:
+  case ExprKind::Sub:
+  case ExprKind::Mul:
+  case ExprKind::Div:
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod:
+  case ExprKind::Min:
+  case ExprKind::Max:
+    return emitArithmetic(node);
+  case ExprKind::Equal:
+  case ExprKind::NotEqual:
+  case ExprKind::Less:
+  case ExprKind::LessEqual:
+  case ExprKind::Greater:
+  case ExprKind::GreaterEqual:
+    return emitComparison(node);
+  case ExprKind::And:
+  case ExprKind::Or: {
+    llvm::Value* left = emitExpr(node.operands[0]);
+    const Expr& rightExpr = node.operands[1];
+    if (!mayTrap(rightExpr)) {
+      llvm::Value* right = emitExpr(rightExpr);
+      matchLanes(left, right);
+      return node.kind == ExprKind::And ? builder_.CreateAnd(left, right)
+                                        : builder_.CreateOr(left, right);
+    }
+    const auto right = [&] { return emitExpr(rightExpr); };
+    const auto constant = [&] { return builder_.getInt1(node.kind == ExprKind::Or); };
+    return node.kind == ExprKind::And ? emitChoice(left, right, constant, true)
+                                      : emitChoice(left, constant, right, true);
+  }
+  case ExprKind::Not:
+    return builder_.CreateNot(emitExpr(node.operands[0]));
+  case ExprKind::Select: {
+    const bool lazy = mayTrap(node.operands[1]) || mayTrap(node.operands[2]);
+    return emitChoice(
+        emitExpr(node.operands[0]), [&] { return emitExpr(node.operands[1]); },
+        [&] { return emitExpr(node.operands[2]); }, lazy);
+  }
+  case ExprKind::Cast:
+    return convert(emitExpr(node.operands[0]), node.operands[0]->dtype, node.dtype);
+  case ExprKind::Call:
+    return emitCall(node);
+  case ExprKind::BufferLoad:
+    return loadFromMemory(node.buffer, node.operands[0]);
+  case ExprKind::Load:
+  case ExprKind::Reduce:
+    break;
+  }
+  throw Error("kernel " + kernelName_ + ": " + te::exprKindName(node.kind) +
+              " cannot appear in a lowered loop nest (expression " + te::toString(expr) + ")");
+}
+
+llvm::Value* KernelEmitter::emitIndex(const Expr& index) {
+  return convert(emitExpr(index), index->dtype, DataType::Int64);
+}
+
+llvm::Value* KernelEmitter::emitArithmetic(const te::ExprNode& node) {
+  llvm::Value* a = emitExpr(node.operands[0]);
+  llvm::Value* b = emitExpr(node.operands[1]);
+  matchLanes(a, b);
+  const DataType dtype = node.operands[0]->dtype;
+
+  if (graph::isFloatingPoint(dtype)) {
+    switch (node.kind) {
+    case ExprKind::Add:
+      return builder_.CreateFAdd(a, b);
+    case ExprKind::Sub:
+      return builder_.CreateFSub(a, b);
+    case ExprKind::Mul:
+      return builder_.CreateFMul(a, b);
+    case ExprKind::Div:
+      return builder_.CreateFDiv(a, b);
+    case ExprKind::FloorDiv:
+      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+    case ExprKind::FloorMod: {
+      llvm::Value* quotient =
+          builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+      return builder_.CreateFSub(a, builder_.CreateFMul(quotient, b));
+    }
+    case ExprKind::Min:
+      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+    case ExprKind::Max:
+      return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+    default:
+      break;
+    }
+  } else {
+    const bool isSignedType = isSigned(dtype);
+    // Index arithmetic is int64 and never wraps; saying so lets LLVM reason about addresses.
+    const bool noSignedWrap = dtype == DataType::Int64;
+    switch (node.kind) {
+    case ExprKind::Add:
+      return builder_.CreateAdd(a, b, "", false, noSignedWrap);
+    case ExprKind::Sub:
+      return builder_.CreateSub(a, b, "", false, noSignedWrap);
+    case ExprKind::Mul:
+      return builder_.CreateMul(a, b, "", false, noSignedWrap);
+    case ExprKind::Div:
+      return isSignedType ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod: {
+      const bool isDiv = node.kind == ExprKind::FloorDiv;
+      if (!isSignedType)
+        return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+      llvm::Value* quotient = builder_.CreateSDiv(a, b);
+      llvm::Value* remainder = builder_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      // The truncating quotient is one too large when the remainder is non-zero and its sign
+      // differs from the divisor's; for the usual positive constant divisor that is r < 0.
+      const Expr& divisor = node.operands[1];
+      llvm::Value* adjust =
+          divisor->kind == ExprKind::IntImm && divisor->intValue > 0
+              ? builder_.CreateICmpSLT(remainder, zero)
+              : builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero),
+                                   builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero));
+      if (isDiv)
+        return builder_.CreateSub(quotient, builder_.CreateZExt(adjust, a->getType()));
+      return builder_.CreateAdd(remainder, builder_.CreateSelect(adjust, b, zero));
+    }
+    case ExprKind::Min:
+      return builder_.CreateBinaryIntrinsic(
+          isSignedType ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+    case ExprKind::Max:
+      return builder_.CreateBinaryIntrinsic(
+          isSignedType ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+    default:
+      break;
+    }
+  }
+  assert(false && "not an arithmetic expression");
+  return nullptr;
+}
+
+llvm::Value* KernelEmitter::emitComparison(const te::ExprNode& node) {
+  llvm::Value* a = emitExpr(node.operands[0]);
+  llvm::Value* b = emitExpr(node.operands[1]);
+  matchLanes(a, b);
+  const DataType dtype = node.operands[0]->dtype;
+  using P = llvm::CmpInst::Predicate;
+  P predicate;
+  if (graph::isFloatingPoint(dtype)) {
+    // Ordered comparisons are false for NaN; "not equal" is true for NaN, as in C++.
+    static const P floatPredicates[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OLT,
+                                        P::FCMP_OLE, P::FCMP_OGT, P::FCMP_OGE};
+    predicate = floatPredicates[static_cast<int>(node.kind) - static_cast<int>(ExprKind::Equal)];
+    return builder_.CreateFCmp(predicate, a, b);
+  }
+  static const P signedPredicates[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SLT,
+                                       P::ICMP_SLE, P::ICMP_SGT, P::ICMP_SGE};
+  static const P unsignedPredicates[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_ULT,
+                                         P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
+  const int offset = static_cast<int>(node.kind) - static_cast<int>(ExprKind::Equal);
+  predicate = isSigned(dtype) ? signedPredicates[offset] : unsignedPredicates[offset];
+  return builder_.CreateICmp(predicate, a, b);
+}
+
+llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
+  using te::CallFunction;
+  std::vector<llvm::Value*> arguments;
+  for (const Expr& operand : node.operands)
+    arguments.push_back(emitExpr(operand));
+  if (arguments.size() == 2)
+    matchLanes(arguments[0], arguments[1]);
+  llvm::Value* x = arguments[0];
+
+  if (!graph::isFloatingPoint(node.dtype) && node.function == CallFunction::Abs)
+    return isSigned(node.dtype)
+               ? builder_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder_.getFalse())
+               : x;
+  if (!graph::isFloatingPoint(node.dtype) && node.function == CallFunction::Neg)
+    return builder_.CreateNeg(x);
+
+  // float16 computes in float32 (x86 has no half-precision arithmetic before AVX512-FP16);
+  // integers compute in float64 and truncate back, as the interpreter does (Pow on int64).
+  const DataType computeType = node.dtype == DataType::Float16      ? DataType::Float32
+                               : graph::isFloatingPoint(node.dtype) ? node.dtype
+                                                                    : DataType::Float64;
+  for (std::size_t i = 0; i < arguments.size(); ++i)
+    arguments[i] = convert(arguments[i], node.operands[i]->dtype, computeType);
+  x = arguments[0];
+  llvm::Type* scalarType = x->getType()->getScalarType();
+
+  const auto intrinsic = [&](llvm::Intrinsic::ID id) {
+    return builder_.CreateUnaryIntrinsic(id, x);
+  };
+  const auto libraryCallPerLane = [&](const char* floatName, const char* doubleName) {
+    const char* name = scalarType->isDoubleTy() ? doubleName : floatName;
+    auto callee =
+        module_.getOrInsertFunction(name, llvm::FunctionType::get(scalarType, {scalarType}, false));
+    if (auto* function = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      function->setDoesNotThrow();
+      function->setDoesNotAccessMemory(); // neither tanhf nor erff sets errno
+      function->setWillReturn();
+    }
+    const unsigned lanes = laneCount(x);
+    if (!lanes)
+      return static_cast<llvm::Value*>(builder_.CreateCall(callee, {x}));
+    llvm::Value* result = llvm::PoisonValue::get(x->getType());
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      llvm::Value* element = builder_.CreateExtractElement(x, lane);
+      result = builder_.CreateInsertElement(result, builder_.CreateCall(callee, {element}), lane);
+    }
+    return result;
+  };
+
+  llvm::Value* result = nullptr;
+  switch (node.function) {
+  case CallFunction::Exp:
+    result = intrinsic(llvm::Intrinsic::exp);
+    break;
+  case CallFunction::Log:
+    result = intrinsic(llvm::Intrinsic::log);
+    break;
+  case CallFunction::Sqrt:
+    result = intrinsic(llvm::Intrinsic::sqrt);
+    break;
+  case CallFunction::Abs:
+    result = intrinsic(llvm::Intrinsic::fabs);
+    break;
+  case CallFunction::Floor:
+    result = intrinsic(llvm::Intrinsic::floor);
+    break;
+  case CallFunction::Ceil:
+    result = intrinsic(llvm::Intrinsic::ceil);
+    break;
+  case CallFunction::Round:
+    result = intrinsic(llvm::Intrinsic::roundeven);
+    break;
+  case CallFunction::Neg:
+    result = builder_.CreateFNeg(x);
+    break;
+  case CallFunction::Pow:
+    result = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, arguments[1]);
+    break;
+  case CallFunction::Sigmoid: {
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    llvm::Value* expNegative =
+        builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
+    result = builder_.CreateFDiv(one, builder_.CreateFAdd(one, expNegative));
+    break;
+  }
+  case CallFunction::Tanh:
+    result = libraryCallPerLane("tanhf", "tanh");
+    break;
+  case CallFunction::Erf:
+    result = libraryCallPerLane("erff", "erf");
+    break;
+  }
+  assert(result && "unhandled function");
+  return convert(result, computeType, node.dtype);
+}
+
+llvm::Value* KernelEmitter::convert(llvm::Value* value, DataType from, DataType to) {
+  if (from == to)
+    return value;
+  llvm::Type* target = shapedLike(registerType(to), value);
+  llvm::Value* zero = llvm::Constant::getNullValue(value->getType());
+  if (graph::isFloatingPoint(from)) {
+    if (graph::isFloatingPoint(to))
+      return builder_.CreateFPCast(value, target);
+    if (to == DataType::Bool)
+      return builder_.CreateFCmpUNE(value, zero);
+    llvm::Type* wide = shapedLike(builder_.getInt64Ty(), value);
+    llvm::Value* saturated =
+        builder_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {wide, value->getType()}, {value});
+    return builder_.CreateTrunc(saturated, target);
+  }
+  const bool fromSigned = isSigned(from);
+  if (graph::isFloatingPoint(to))
+    return fromSigned ? builder_.CreateSIToFP(value, target) : builder_.CreateUIToFP(value, target);
+  if (to == DataType::Bool)
+    return builder_.CreateICmpNE(value, zero);
+  return builder_.CreateIntCast(value, target, fromSigned);
+}
+
+llvm::Value* KernelEmitter::emitLaneZeroIndex(const Expr& index) {
+  assert(lanes_);
+  const VectorLanes saved = *lanes_;
+  llvm::Value* laneValue = vars_.at(saved.var);
+  vars_[saved.var] = saved.laneBase;
+  lanes_.reset();
+  llvm::Value* result = emitIndex(index);
+  lanes_ = saved;
+  vars_[saved.var] = laneValue;
+  return result;
+}
+
+llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr& index) {
+  llvm::Value* base = bufferPointer(buffer);
+  llvm::Type* element = storageType(buffer->dtype);
+  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
+  llvm::Value* loaded;
+  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
+    auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
+    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitLaneZeroIndex(index));
+    if (lanes_->mask)
+      loaded = builder_.CreateMaskedLoad(vectorType, address, align, lanes_->mask,
+                                         llvm::Constant::getNullValue(vectorType));
+    else
+      loaded = builder_.CreateAlignedLoad(vectorType, address, align);
+  } else {
+    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitIndex(index));
+    if (lanes_ && (address->getType()->isVectorTy() || lanes_->mask)) {
+      // Strided or irregular lanes, or a lane-invariant address that only the active lanes
+      // may touch: a gather.
+      auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
+      loaded = builder_.CreateMaskedGather(vectorType, broadcast(address, lanes_->width), align,
+                                           lanes_->mask ? lanes_->mask : allLanes(lanes_->width),
+                                           llvm::Constant::getNullValue(vectorType));
+    } else {
+      loaded = builder_.CreateAlignedLoad(element, address, align);
+    }
+  }
+  if (buffer->dtype == DataType::Bool)
+    return builder_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
+  return loaded;
+}
+
+void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, llvm::Value* value) {
+  llvm::Value* base = bufferPointer(buffer);
+  llvm::Type* element = storageType(buffer->dtype);
+  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
+  if (buffer->dtype == DataType::Bool)
+    value = builder_.CreateZExt(value, shapedLike(element, value));
+  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
+    value = broadcast(value, lanes_->width);
+    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitLaneZeroIndex(index));
+    if (lanes_->mask)
+      builder_.CreateMaskedStore(value, address, align, lanes_->mask);
+    else
+      builder_.CreateAlignedStore(value, address, align);
+    return;
+  }
+  llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitIndex(index));
+  if (lanes_ &&
+      (address->getType()->isVectorTy() || value->getType()->isVectorTy() || lanes_->mask)) {
+    // A scatter writes lanes in order, so where lanes share an address the last one wins, as
+    // in sequential execution.
+    builder_.CreateMaskedScatter(broadcast(value, lanes_->width), broadcast(address, lanes_->width),
+                                 align, lanes_->mask ? lanes_->mask : allLanes(lanes_->width));
+    return;
+  }
+  builder_.CreateAlignedStore(value, address, align);
+}
+
+llvm::Value* KernelEmitter::emitChoice(llvm::Value* condition,
+                                       const std::function<llvm::Value*()>& whenTrue,
+                                       const std::function<llvm::Value*()>& whenFalse, bool lazy) {
+  if (!lazy) {
+    llvm::Value* a = whenTrue();
+    llvm::Value* b = whenFalse();
+    matchLanes(a, b);
+    return builder_.CreateSelect(condition, lanesOf(a, condition), lanesOf(b, condition));
+  }
+
+  if (condition->getType()->isVectorTy()) {
+    assert(lanes_ && "vector conditions only arise inside vectorized loops");
+    llvm::Value* const outer = lanes_->mask;
+    const auto underMask = [&](llvm::Value* mask, const std::function<llvm::Value*()>& emit) {
+      lanes_->mask = outer ? builder_.CreateAnd(outer, mask) : mask;
+      llvm::Value* result = broadcast(emit(), lanes_->width);
+      lanes_->mask = outer;
+      return result;
+    };
+    llvm::Value* a = underMask(condition, whenTrue);
+    llvm::Value* b = underMask(builder_.CreateNot(condition), whenFalse);
+    return builder_.CreateSelect(condition, a, b);
+  }
+
+  auto* trueBlock = llvm::BasicBlock::Create(context_, "choice.true", function_);
+  auto* falseBlock = llvm::BasicBlock::Create(context_, "choice.false", function_);
+  auto* mergeBlock = llvm::BasicBlock::Create(context_, "choice.end", function_);
+  builder_.CreateCondBr(condition, trueBlock, falseBlock);
+  builder_.SetInsertPoint(trueBlock);
+  llvm::Value* a = whenTrue();
+  llvm::BasicBlock* trueEnd = builder_.GetInsertBlock();
+  builder_.SetInsertPoint(falseBlock);
+  llvm::Value* b = whenFalse();
+  llvm::BasicBlock* falseEnd = builder_.GetInsertBlock();
+  // One side may be lane-invariant and the other not: widen in each branch before the phi.
+  const unsigned lanes = std::max(laneCount(a), laneCount(b));
+  builder_.SetInsertPoint(trueEnd);
+  if (lanes)
+    a = broadcast(a, lanes);
+  builder_.CreateBr(mergeBlock);
+  builder_.SetInsertPoint(falseEnd);
+  if (lanes)
+    b = broadcast(b, lanes);
+  builder_.CreateBr(mergeBlock);
+  builder_.SetInsertPoint(mergeBlock);
+  llvm::PHINode* phi = builder_.CreatePHI(a->getType(), 2);
+  phi->addIncoming(a, trueEnd);
+  phi->addIncoming(b, falseEnd);
+  return phi;
+}
+
+} // namespace clustune::codegen

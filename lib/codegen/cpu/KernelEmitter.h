@@ -1,0 +1,105 @@
+// Internal to lib/codegen/cpu (includes LLVM; never include it from a public header): the
+// translation of one te::LoweredFunction into LLVM IR functions of a module. Statements are
+// emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp, function frames (the kernel's
+// entry point and outlined parallel bodies) by FunctionEmitter.cpp.
+//
+// Vectorized loops run as vector lanes: while one is emitted, `lanes_` is set, the loop variable
+// is bound to the vector <base, base+1, ...>, and every expression yields either a scalar (the
+// same for all lanes, broadcast where it meets a vector) or a vector. Guards whose condition
+// differs between lanes become a lane mask that loads and stores honour.
+#pragma once
+
+#include "codegen/cpu/CpuTarget.h"
+#include "te/Stmt.h"
+
+#include <functional>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <optional>
+#include <unordered_map>
+
+namespace clustune::codegen {
+
+class KernelEmitter {
+public:
+  KernelEmitter(llvm::Module& module, const CpuTarget& target);
+
+  // Emits `void <name>(void** arguments)` and the functions it needs into the module.
+  void emitKernel(const te::LoweredFunction& function);
+
+private:
+  struct VectorLanes {
+    const te::VarNode* var;
+    unsigned width;
+    llvm::Value* laneBase; // scalar i64: the loop variable's value in lane 0
+    llvm::Value* mask;     // <width x i1> of active lanes; null when all are active
+  };
+
+  // FunctionEmitter.cpp
+  llvm::Function* createFunction(llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage,
+                                 const std::string& name);
+  void addBufferParameterAttributes(llvm::Function* function, unsigned parameter,
+                                    const te::BufferNode& buffer);
+  void emitParallelFor(const te::StmtNode& loop);
+  llvm::AllocaInst* createEntryAlloca(llvm::Type* type, std::uint64_t count, unsigned alignment,
+                                      const std::string& name);
+  llvm::FunctionCallee runtimeFunction(const char* name, llvm::FunctionType* type);
+
+  // StmtEmitter.cpp
+  void emitStmt(const te::Stmt& stmt);
+  void emitFor(const te::StmtNode& loop);
+  void emitUnrolledFor(const te::StmtNode& loop);
+  void emitVectorizedFor(const te::StmtNode& loop);
+  void emitLanes(const te::StmtNode& loop, unsigned width, llvm::Value* laneBase);
+  // A counted loop over [begin, end) whose body receives the i64 induction variable; the
+  // loop is skipped when begin >= end unless `nonEmpty` promises otherwise.
+  void emitCountedLoop(llvm::Value* begin, llvm::Value* end, bool nonEmpty,
+                       const std::function<void(llvm::Value*)>& body, bool hintVectorize = false);
+  void emitStore(const te::StmtNode& store);
+  void emitAllocate(const te::StmtNode& allocate);
+  void emitIfThenElse(const te::StmtNode& branch);
+  // Runs emitBody with the lane mask narrowed to `mask`, skipping it when no lane is active.
+  void emitUnderMask(llvm::Value* mask, const std::function<void()>& emitBody);
+
+  // ExprEmitter.cpp
+  llvm::Value* emitExpr(const te::Expr& expr);
+  llvm::Value* emitIndex(const te::Expr& index); // as i64 (scalar or vector)
+  llvm::Value* emitArithmetic(const te::ExprNode& node);
+  llvm::Value* emitComparison(const te::ExprNode& node);
+  llvm::Value* emitCall(const te::ExprNode& node);
+  llvm::Value* emitBufferLoad(const te::ExprNode& node);
+  // cond ? whenTrue() : whenFalse(), evaluating only the chosen side when `lazy` (per lane
+  // under a mask when the condition differs between lanes).
+  llvm::Value* emitChoice(llvm::Value* condition, const std::function<llvm::Value*()>& whenTrue,
+                          const std::function<llvm::Value*()>& whenFalse, bool lazy);
+  llvm::Value* convert(llvm::Value* value, te::DataType from, te::DataType to);
+  llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
+  void storeToMemory(const te::Buffer& buffer, const te::Expr& index, llvm::Value* value);
+  // The flat index with the vectorized loop variable replaced by its lane-0 value.
+  llvm::Value* emitLaneZeroIndex(const te::Expr& index);
+
+  // Types and lanes.
+  llvm::Type* registerType(te::DataType dtype);
+  llvm::Type* storageType(te::DataType dtype);
+  llvm::Value* broadcast(llvm::Value* value, unsigned width);
+  // Broadcasts whichever of the two is scalar when the other is a vector.
+  void matchLanes(llvm::Value*& left, llvm::Value*& right);
+  llvm::Value* lanesOf(llvm::Value* scalarOrVector, llvm::Value* like);
+  llvm::Value* allLanes(unsigned width);
+  llvm::Value* bufferPointer(const te::Buffer& buffer);
+  llvm::Value* lookupVar(const te::VarNode* var);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> builder_;
+  const CpuTarget& target_;
+  std::string kernelName_;
+  llvm::Function* function_ = nullptr; // the function being emitted
+  std::unordered_map<const te::VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const te::BufferNode*, llvm::Value*> buffers_;
+  std::optional<VectorLanes> lanes_;
+  int autoUnrollMaxStep_ = 0; // from the innermost enclosing auto_unroll_max_step pragma
+  int outlinedCount_ = 0;
+};
+
+} // namespace clustune::codegen

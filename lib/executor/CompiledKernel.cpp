@@ -1,0 +1,66 @@
+// See CompiledKernel.h.
+#include "executor/CompiledKernel.h"
+
+#include "codegen/cpu/CpuCodegen.h"
+#include "codegen/cpu/JitLoader.h"
+#include "schedule/DefaultSchedule.h"
+#include "schedule/Lower.h"
+#include "schedule/State.h"
+#include "support/Error.h"
+#include "te/LowerTask.h"
+
+#include <chrono>
+#include <spdlog/spdlog.h>
+
+namespace clustune::executor {
+namespace {
+
+class CompiledKernel final : public TaskKernel {
+public:
+  CompiledKernel(codegen::LoadedKernel kernel, std::size_t arguments)
+      : kernel_(std::move(kernel)), argumentCount_(arguments) {}
+
+  void run(const std::vector<te::TensorView>& inputs,
+           const std::vector<te::TensorView>& outputs) const override {
+    std::vector<void*> arguments;
+    arguments.reserve(argumentCount_);
+    for (const te::TensorView& input : inputs)
+      arguments.push_back(input.data);
+    for (const te::TensorView& output : outputs)
+      arguments.push_back(output.data);
+    if (arguments.size() != argumentCount_)
+      throw Error("kernel " + kernel_.functionName() + " takes " + std::to_string(argumentCount_) +
+                  " buffers, given " + std::to_string(arguments.size()));
+    kernel_.run(arguments.data());
+  }
+
+private:
+  codegen::LoadedKernel kernel_;
+  std::size_t argumentCount_;
+};
+
+} // namespace
+
+CompiledKernelFactory::CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor)
+    : target_(std::move(target)), scheduleFor_(std::move(scheduleFor)) {}
+
+std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& task) {
+  const auto start = std::chrono::steady_clock::now();
+  const te::Workload workload = te::lowerTask(task);
+  std::optional<std::vector<schedule::Step>> steps;
+  if (scheduleFor_)
+    steps = scheduleFor_(task.key);
+  if (!steps)
+    steps = schedule::defaultSchedule(
+        workload, {.cores = target_.cores, .vectorLanes = target_.vectorBits / 32});
+  const schedule::State state = schedule::replay(workload, *steps);
+  const std::string functionName = "clustune_task_" + task.key;
+  const te::LoweredFunction function = schedule::lower(workload, state, functionName);
+  codegen::LoadedKernel kernel(codegen::compileToObject(function, target_), functionName);
+  compileSeconds_.push_back(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  spdlog::debug("compiled task {} ({}) in {:.3f} s", task.key, task.anchor, compileSeconds_.back());
+  return std::make_unique<CompiledKernel>(std::move(kernel), function.arguments.size());
+}
+
+} // namespace clustune::executor

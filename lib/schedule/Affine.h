@@ -1,0 +1,43 @@
+// Integer index expressions as linear combinations: Σ coefficient·atom + constant, where an
+// atom is a variable or any subexpression that is not a sum, difference or product by a
+// constant (a floordiv, a min, ...). Lowering produces indices like (io·4 + ii)·16 + j − io·64;
+// as affine forms they cancel and regroup, which the simplifier and bound inference rely on.
+#pragma once
+
+#include "te/Expr.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace clustune::schedule {
+
+struct AffineTerm {
+  te::Expr atom;
+  std::int64_t coefficient = 0;
+};
+
+struct AffineForm {
+  // In order of first appearance, so that rebuilt expressions keep the source's term order
+  // (outer loops first) and printing is deterministic.
+  std::vector<AffineTerm> terms;
+  std::int64_t constant = 0;
+
+  bool isConstant() const { return terms.empty(); }
+  // Adds coefficient·atom, merging with a structurally equal atom and dropping zero terms.
+  void add(const te::Expr& atom, std::int64_t coefficient);
+  AffineForm& operator+=(const AffineForm& other);
+  AffineForm scaled(std::int64_t factor) const;
+  AffineForm operator-(const AffineForm& other) const;
+  AffineForm operator+(const AffineForm& other) const;
+};
+
+// Decomposes an integer expression; non-integer expressions are a single atom.
+AffineForm toAffine(const te::Expr& expr);
+// Rebuilds "a*c1 + b*c2 - d + k" in term order.
+te::Expr fromAffine(const AffineForm& form, graph::DataType dtype = graph::DataType::Int64);
+AffineForm constantForm(std::int64_t value);
+
+std::int64_t floorDivide(std::int64_t value, std::int64_t divisor);
+std::int64_t floorModulo(std::int64_t value, std::int64_t divisor);
+
+} // namespace clustune::schedule

@@ -1,0 +1,157 @@
+// See ExprUtil.h.
+#include "schedule/ExprUtil.h"
+
+#include <cassert>
+#include <cstring>
+#include <unordered_set>
+
+namespace clustune::schedule {
+
+using namespace te;
+
+Expr withOperands(const Expr& expr, std::vector<Expr> operands) {
+  bool changed = false;
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    changed = changed || operands[i].get() != expr->operands[i].get();
+  if (!changed)
+    return expr;
+  switch (expr->kind) {
+  case ExprKind::IntImm:
+  case ExprKind::FloatImm:
+  case ExprKind::Variable:
+    return expr;
+  case ExprKind::Not:
+    return logicalNot(operands[0]);
+  case ExprKind::Select:
+    return select(operands[0], operands[1], operands[2]);
+  case ExprKind::Cast:
+    return cast(expr->dtype, operands[0]);
+  case ExprKind::Call:
+    return call(expr->function, std::move(operands));
+  case ExprKind::Load:
+    return load(expr->tensor, std::move(operands));
+  case ExprKind::Reduce:
+    return reduce(expr->reducer, operands[0], expr->reduceAxes);
+  case ExprKind::BufferLoad:
+    return bufferLoad(expr->buffer, operands[0]);
+  default:
+    assert(operands.size() == 2);
+    return binary(expr->kind, operands[0], operands[1]);
+  }
+}
+
+Expr rewriteBottomUp(const Expr& expr, const std::function<Expr(const Expr&)>& rule) {
+  std::unordered_map<const ExprNode*, Expr> done;
+  std::function<Expr(const Expr&)> visit = [&](const Expr& node) -> Expr {
+    auto found = done.find(node.get());
+    if (found != done.end())
+      return found->second;
+    std::vector<Expr> operands;
+    operands.reserve(node->operands.size());
+    for (const Expr& operand : node->operands)
+      operands.push_back(visit(operand));
+    Expr result = rule(withOperands(node, std::move(operands)));
+    done.emplace(node.get(), result);
+    return result;
+  };
+  return visit(expr);
+}
+
+Expr substitute(const Expr& expr, const VarMap& values) {
+  if (values.empty())
+    return expr;
+  return rewriteBottomUp(expr, [&](const Expr& node) {
+    if (node->kind == ExprKind::Variable) {
+      auto found = values.find(node->var.get());
+      if (found != values.end())
+        return found->second;
+    }
+    return node;
+  });
+}
+
+bool structurallyEqual(const Expr& left, const Expr& right) {
+  // Pointers, not te's operator==, which would build an Equal expression.
+  if (left.get() == right.get())
+    return true;
+  if (left->kind != right->kind || left->dtype != right->dtype ||
+      left->operands.size() != right->operands.size())
+    return false;
+  switch (left->kind) {
+  case ExprKind::IntImm:
+    return left->intValue == right->intValue;
+  case ExprKind::FloatImm:
+    // Bitwise, so that NaN immediates compare equal to themselves.
+    return std::memcmp(&left->floatValue, &right->floatValue, sizeof(double)) == 0;
+  case ExprKind::Variable:
+    return left->var.get() == right->var.get();
+  case ExprKind::Call:
+    if (left->function != right->function)
+      return false;
+    break;
+  case ExprKind::Load:
+    if (left->tensor != right->tensor)
+      return false;
+    break;
+  case ExprKind::BufferLoad:
+    if (left->buffer != right->buffer)
+      return false;
+    break;
+  case ExprKind::Reduce:
+    if (left->reducer != right->reducer || left->reduceAxes.size() != right->reduceAxes.size())
+      return false;
+    for (std::size_t i = 0; i < left->reduceAxes.size(); ++i)
+      if (left->reduceAxes[i].var != right->reduceAxes[i].var ||
+          left->reduceAxes[i].extent != right->reduceAxes[i].extent)
+        return false;
+    break;
+  default:
+    break;
+  }
+  for (std::size_t i = 0; i < left->operands.size(); ++i)
+    if (!structurallyEqual(left->operands[i], right->operands[i]))
+      return false;
+  return true;
+}
+
+namespace {
+
+// Visits each distinct node once; stops early when `visit` returns false.
+bool visitNodes(const Expr& expr, const std::function<bool(const Expr&)>& visit) {
+  std::unordered_set<const ExprNode*> seen;
+  std::function<bool(const Expr&)> walk = [&](const Expr& node) {
+    if (!seen.insert(node.get()).second)
+      return true;
+    if (!visit(node))
+      return false;
+    for (const Expr& operand : node->operands)
+      if (!walk(operand))
+        return false;
+    return true;
+  };
+  return walk(expr);
+}
+
+} // namespace
+
+bool allVariables(const Expr& expr, const std::function<bool(const VarNode*)>& predicate) {
+  return visitNodes(expr, [&](const Expr& node) {
+    return node->kind != ExprKind::Variable || predicate(node->var.get());
+  });
+}
+
+bool containsLoad(const Expr& expr) {
+  return !visitNodes(expr, [](const Expr& node) {
+    return node->kind != ExprKind::Load && node->kind != ExprKind::BufferLoad;
+  });
+}
+
+void forEachLoad(const Expr& expr, const std::function<void(const Expr&)>& visit) {
+  visitNodes(expr, [&](const Expr& node) {
+    if (node->kind == ExprKind::Load)
+      visit(node);
+    return true;
+  });
+}
+
+} // namespace clustune::schedule

@@ -1,0 +1,409 @@
+// See Lower.h. Lowering walks the root stages in topological order; a stage computed at a loop
+// of another stage is lowered while that loop is being built, once bound inference has found
+// the region that one iteration of the loop reads. Loads are turned into buffer loads only at
+// the innermost statement, when every producer's buffer and origin are known.
+#include "schedule/Lower.h"
+
+#include "schedule/BoundInference.h"
+#include "schedule/ExprUtil.h"
+#include "schedule/Simplify.h"
+#include "support/Error.h"
+
+#include <cassert>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace clustune::schedule {
+
+using namespace te;
+
+namespace {
+
+// Where the values of a stage live while its consumers run: element `index` of the stage is
+// buffer[flatten(index - origin, shape)].
+struct Realization {
+  Buffer buffer;
+  std::vector<Expr> origin;
+  Shape shape;
+};
+
+struct Loop {
+  Var var;
+  std::int64_t extent = 0;
+};
+
+Expr flatten(const std::vector<Expr>& indices, const Shape& shape) {
+  Expr flat = intImm(0);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    flat = flat * intImm(shape[d]) + indices[d];
+  return flat;
+}
+
+Expr combine(Reducer reducer, Expr accumulated, Expr value) {
+  switch (reducer) {
+  case Reducer::Sum:
+    return std::move(accumulated) + std::move(value);
+  case Reducer::Max:
+    return maximum(std::move(accumulated), std::move(value));
+  case Reducer::Min:
+    return minimum(std::move(accumulated), std::move(value));
+  }
+  return accumulated;
+}
+
+ForKind forKindOf(Annotation annotation) {
+  switch (annotation) {
+  case Annotation::None:
+    return ForKind::Serial;
+  case Annotation::Parallel:
+    return ForKind::Parallel;
+  case Annotation::Vectorize:
+    return ForKind::Vectorized;
+  case Annotation::Unroll:
+    return ForKind::Unrolled;
+  }
+  return ForKind::Serial;
+}
+
+Stmt guarded(Stmt stmt, const std::vector<Expr>& conditions) {
+  if (conditions.empty())
+    return stmt;
+  Expr all = conditions.front();
+  for (std::size_t i = 1; i < conditions.size(); ++i)
+    all = all && conditions[i];
+  return makeIfThenElse(all, std::move(stmt));
+}
+
+VarExtents extentsOf(const std::vector<Loop>& loops) {
+  VarExtents extents;
+  for (const Loop& loop : loops)
+    extents[loop.var.get()] = loop.extent;
+  return extents;
+}
+
+// The loop nest of one stage: its loop variables, the values of its axes in terms of them, the
+// guards of splits that do not divide, and its body with axes substituted (loads still Load).
+struct StageNest {
+  std::vector<Loop> loops;           // per loop position
+  std::vector<std::int64_t> extents; // per iterator id, recomputed from the region
+  std::vector<Expr> relativeAxes;    // spatial axis values from the region's origin
+  std::vector<Expr> spatialGuards;   // conditions on spatial iterators only
+  std::vector<Expr> reduceGuards;    // conditions involving reduce iterators
+  Expr value;                        // the body (a reduction's source), loads unlowered
+  std::size_t firstReduce = 0;       // loop position of the first reduce loop
+};
+
+class Lowerer {
+public:
+  Lowerer(const Workload& workload, const State& state) : workload_(workload), state_(state) {
+    for (const Tensor& input : workload.inputs)
+      inputBuffers_[input.get()] = makeBuffer(
+          input->name, input->dtype, graph::elementCount(input->shape), BufferScope::Argument);
+    for (std::size_t i = 0; i < state.stages().size(); ++i) {
+      const ComputeLocation& location = state.stages()[i].location;
+      if (location.kind == ComputeLocationKind::At)
+        attached_[{location.targetStage, location.targetIterator}].push_back(static_cast<int>(i));
+    }
+    effectiveBodies_.resize(state.stages().size());
+  }
+
+  LoweredFunction run(const std::string& name) {
+    LoweredFunction function{.name = name, .arguments = {}, .body = {}};
+    for (const Tensor& input : workload_.inputs)
+      function.arguments.push_back(inputBuffers_.at(input.get()));
+
+    std::vector<Buffer> locals;
+    for (const Stage& stage : state_.stages()) {
+      if (stage.location.kind != ComputeLocationKind::Root)
+        continue;
+      const Tensor& tensor = stage.tensor;
+      const Buffer buffer =
+          makeBuffer(tensor->name, tensor->dtype, graph::elementCount(tensor->shape),
+                     stage.isOutput() ? BufferScope::Argument : BufferScope::Local);
+      if (!stage.isOutput())
+        locals.push_back(buffer);
+      realizations_[tensor.get()] = {.buffer = buffer,
+                                     .origin = std::vector<Expr>(tensor->shape.size(), intImm(0)),
+                                     .shape = tensor->shape};
+    }
+    for (const Tensor& output : workload_.outputs) {
+      const int stage = state_.stageIndex(output.get());
+      assert(stage >= 0 && state_.stages()[stage].isOutput());
+      function.arguments.push_back(realizations_.at(state_.stages()[stage].tensor.get()).buffer);
+    }
+
+    std::vector<Stmt> nests;
+    for (std::size_t i = 0; i < state_.stages().size(); ++i) {
+      const Stage& stage = state_.stages()[i];
+      if (stage.location.kind != ComputeLocationKind::Root)
+        continue;
+      std::vector<DimRange> whole;
+      for (std::int64_t extent : stage.tensor->shape)
+        whole.push_back({intImm(0), extent});
+      nests.push_back(lowerStage(static_cast<int>(i), whole, {}));
+    }
+    Stmt body = makeSequence(std::move(nests));
+    for (auto local = locals.rbegin(); local != locals.rend(); ++local)
+      body = makeAllocate(*local, std::move(body));
+    function.body = simplify(body);
+    return function;
+  }
+
+private:
+  // The stage's value with every inlined producer substituted; a reduction's source.
+  Expr effectiveBody(int stageIndex) {
+    if (effectiveBodies_[stageIndex])
+      return effectiveBodies_[stageIndex];
+    const Tensor& tensor = state_.stages()[stageIndex].tensor;
+    const Expr source = tensor->isReduction() ? tensor->body->operands[0] : tensor->body;
+    Expr body = rewriteBottomUp(source, [&](const Expr& node) {
+      if (node->kind != ExprKind::Load)
+        return node;
+      const int producer = state_.stageIndex(node->tensor.get());
+      if (producer < 0 || !state_.stages()[producer].isInlined())
+        return node;
+      VarMap indices;
+      for (std::size_t d = 0; d < node->tensor->axes.size(); ++d)
+        indices[node->tensor->axes[d].var.get()] = node->operands[d];
+      return substitute(effectiveBody(producer), indices);
+    });
+    effectiveBodies_[stageIndex] = body;
+    return body;
+  }
+
+  Expr lowerLoads(const Expr& expr) const {
+    return rewriteBottomUp(expr, [&](const Expr& node) {
+      if (node->kind != ExprKind::Load)
+        return node;
+      const TensorNode* tensor = node->tensor.get();
+      if (tensor->kind == TensorKind::Placeholder) {
+        auto input = inputBuffers_.find(tensor);
+        if (input == inputBuffers_.end())
+          throw Error("lowering: placeholder '" + tensor->name + "' is not an input of workload " +
+                      workload_.key);
+        return bufferLoad(input->second, flatten(node->operands, tensor->shape));
+      }
+      const Realization& realization = realizations_.at(tensor);
+      std::vector<Expr> local;
+      for (std::size_t d = 0; d < node->operands.size(); ++d)
+        local.push_back(node->operands[d] - realization.origin[d]);
+      return bufferLoad(realization.buffer, flatten(local, realization.shape));
+    });
+  }
+
+  StageNest makeNest(int stageIndex, const std::vector<DimRange>& region) {
+    const Stage& stage = state_.stages()[stageIndex];
+    const Tensor& tensor = stage.tensor;
+    const std::size_t spatialCount = tensor->axes.size();
+    StageNest nest;
+
+    // Extents follow the region: a stage computed at another stage covers only what one
+    // iteration there reads, so its outer split parts and fused loops shrink.
+    nest.extents.assign(stage.iterators.size(), 0);
+    for (std::size_t id = 0; id < stage.iterators.size(); ++id) {
+      const Iterator& iterator = stage.iterators[id];
+      if (iterator.origin == IteratorOrigin::Axis)
+        nest.extents[id] = static_cast<std::size_t>(iterator.axis) < spatialCount
+                               ? region[iterator.axis].extent
+                               : iterator.extent;
+    }
+    for (const IteratorRelation& relation : stage.relations) {
+      if (relation.kind == IteratorRelation::Kind::Split) {
+        std::int64_t product = 1;
+        for (std::int64_t factor : relation.factors)
+          product *= factor;
+        const std::int64_t parent = nest.extents[relation.inputs[0]];
+        nest.extents[relation.outputs[0]] = (parent + product - 1) / product;
+        for (std::size_t k = 0; k < relation.factors.size(); ++k)
+          nest.extents[relation.outputs[k + 1]] = relation.factors[k];
+      } else {
+        std::int64_t product = 1;
+        for (int input : relation.inputs)
+          product *= nest.extents[input];
+        nest.extents[relation.outputs[0]] = product;
+      }
+    }
+
+    std::vector<Expr> values(stage.iterators.size());
+    nest.firstReduce = stage.loops.size();
+    for (std::size_t position = 0; position < stage.loops.size(); ++position) {
+      const int id = stage.loops[position];
+      const Var var = makeVar(stage.iterators[id].name);
+      nest.loops.push_back({var, nest.extents[id]});
+      values[id] = varExpr(var);
+      if (stage.iterators[id].kind == IteratorKind::Reduce &&
+          nest.firstReduce == stage.loops.size())
+        nest.firstReduce = position;
+    }
+
+    // From the loops back to the axes: later relations consume the outputs of earlier ones, so
+    // in reverse order every relation's outputs already have values.
+    for (auto relation = stage.relations.rbegin(); relation != stage.relations.rend(); ++relation) {
+      if (relation->kind == IteratorRelation::Kind::Split) {
+        const int parent = relation->inputs[0];
+        Expr value = intImm(0);
+        std::int64_t stride = 1;
+        for (std::size_t k = relation->outputs.size(); k-- > 0;) {
+          value = values[relation->outputs[k]] * intImm(stride) + value;
+          stride *= nest.extents[relation->outputs[k]];
+        }
+        values[parent] = value;
+        std::int64_t product = 1;
+        for (std::int64_t factor : relation->factors)
+          product *= factor;
+        if (nest.extents[parent] % product != 0) {
+          auto& guards = stage.iterators[parent].kind == IteratorKind::Spatial ? nest.spatialGuards
+                                                                               : nest.reduceGuards;
+          guards.push_back(value < intImm(nest.extents[parent]));
+        }
+      } else {
+        const Expr fused = values[relation->outputs[0]];
+        std::int64_t stride = 1;
+        for (std::size_t k = relation->inputs.size(); k-- > 0;) {
+          const int part = relation->inputs[k];
+          Expr value = stride == 1 ? fused : floorDiv(fused, intImm(stride));
+          if (k > 0)
+            value = floorMod(value, intImm(nest.extents[part]));
+          values[part] = value;
+          stride *= nest.extents[part];
+        }
+      }
+    }
+
+    VarMap axisValues;
+    for (std::size_t d = 0; d < spatialCount; ++d) {
+      assert(stage.iterators[d].origin == IteratorOrigin::Axis &&
+             stage.iterators[d].axis == static_cast<int>(d));
+      nest.relativeAxes.push_back(values[d]);
+      const Expr absolute = region[d].min + values[d];
+      axisValues[tensor->axes[d].var.get()] = absolute;
+      if (stage.location.kind == ComputeLocationKind::At) {
+        // The region may stick out of the tensor near its border.
+        nest.spatialGuards.push_back(absolute >= intImm(0));
+        nest.spatialGuards.push_back(absolute < intImm(tensor->shape[d]));
+      }
+    }
+    if (tensor->isReduction())
+      for (std::size_t r = 0; r < tensor->body->reduceAxes.size(); ++r)
+        axisValues[tensor->body->reduceAxes[r].var.get()] = values[spatialCount + r];
+    nest.value = substitute(effectiveBody(stageIndex), axisValues);
+    return nest;
+  }
+
+  // The statements of a stage for its region; `enclosing` are the loops around it.
+  Stmt lowerStage(int stageIndex, const std::vector<DimRange>& region,
+                  const std::vector<Loop>& enclosing) {
+    const Stage& stage = state_.stages()[stageIndex];
+    const Tensor& tensor = stage.tensor;
+    const StageNest nest = makeNest(stageIndex, region);
+    const Realization& self = realizations_.at(tensor.get());
+    const Expr storeIndex = flatten(nest.relativeAxes, self.shape);
+    const bool reduction = tensor->isReduction();
+    const std::size_t loopCount = nest.loops.size();
+    std::vector<Loop> scope = enclosing;
+
+    std::function<Stmt(std::size_t)> build = [&](std::size_t position) -> Stmt {
+      std::vector<Stmt> statements;
+      if (reduction && position == nest.firstReduce)
+        statements.push_back(initialization(stage, nest, storeIndex, self.buffer));
+      if (position == loopCount) {
+        Expr value = lowerLoads(nest.value);
+        if (reduction)
+          value = combine(tensor->body->reducer, bufferLoad(self.buffer, storeIndex), value);
+        std::vector<Expr> guards = nest.spatialGuards;
+        guards.insert(guards.end(), nest.reduceGuards.begin(), nest.reduceGuards.end());
+        statements.push_back(guarded(makeStore(self.buffer, storeIndex, value), guards));
+        return makeSequence(std::move(statements));
+      }
+      const Loop& loop = nest.loops[position];
+      scope.push_back(loop);
+      const std::vector<Loop> inner(nest.loops.begin() + position + 1, nest.loops.end());
+      Stmt body = withAttachedStages(stageIndex, stage.loops[position], nest.value, scope, inner,
+                                     [&] { return build(position + 1); });
+      scope.pop_back();
+      statements.push_back(makeFor(loop.var, loop.extent,
+                                   forKindOf(stage.loop(position).annotation), std::move(body),
+                                   position == 0 ? stage.autoUnrollMaxStep : 0));
+      return makeSequence(std::move(statements));
+    };
+    return build(0);
+  }
+
+  // buffer[index] = identity over the spatial loops inside the first reduce loop, with fresh
+  // loop variables (every loop variable is bound by exactly one loop).
+  static Stmt initialization(const Stage& stage, const StageNest& nest, const Expr& storeIndex,
+                             const Buffer& buffer) {
+    VarMap fresh;
+    std::vector<std::pair<Loop, ForKind>> loops;
+    for (std::size_t position = nest.firstReduce; position < nest.loops.size(); ++position) {
+      const Iterator& iterator = stage.loop(position);
+      if (iterator.kind != IteratorKind::Spatial)
+        continue;
+      const Var var = makeVar(iterator.name);
+      fresh[nest.loops[position].var.get()] = varExpr(var);
+      loops.push_back({{var, nest.loops[position].extent}, forKindOf(iterator.annotation)});
+    }
+    std::vector<Expr> guards;
+    for (const Expr& guard : nest.spatialGuards)
+      guards.push_back(substitute(guard, fresh));
+    const Tensor& tensor = stage.tensor;
+    Stmt stmt = guarded(makeStore(buffer, substitute(storeIndex, fresh),
+                                  reducerIdentity(tensor->body->reducer, tensor->dtype)),
+                        guards);
+    for (auto loop = loops.rbegin(); loop != loops.rend(); ++loop)
+      stmt = makeFor(loop->first.var, loop->first.extent, loop->second, stmt);
+    return stmt;
+  }
+
+  // Computes the stages attached at iterator `iteratorId` of `target` at the start of that
+  // loop's body, each into a buffer allocated there for the region the rest of the body reads.
+  Stmt withAttachedStages(int target, int iteratorId, const Expr& consumerValue,
+                          const std::vector<Loop>& scope, const std::vector<Loop>& inner,
+                          const std::function<Stmt()>& buildRest) {
+    auto found = attached_.find({target, iteratorId});
+    if (found == attached_.end())
+      return buildRest();
+    const VarExtents fixed = extentsOf(scope);
+    const VarExtents relaxed = extentsOf(inner);
+    std::vector<std::pair<Buffer, Stmt>> computed;
+    for (int producer : found->second) {
+      const Tensor& tensor = state_.stages()[producer].tensor;
+      std::vector<std::vector<Expr>> accesses;
+      forEachLoad(consumerValue, [&](const Expr& load) {
+        if (load->tensor == tensor)
+          accesses.push_back(load->operands);
+      });
+      const std::vector<DimRange> region = inferRegion(accesses, tensor->shape, fixed, relaxed);
+      Realization realization{.buffer = {}, .origin = {}, .shape = {}};
+      for (const DimRange& range : region) {
+        realization.origin.push_back(range.min);
+        realization.shape.push_back(range.extent);
+      }
+      realization.buffer = makeBuffer(tensor->name, tensor->dtype,
+                                      graph::elementCount(realization.shape), BufferScope::Local);
+      realizations_[tensor.get()] = realization;
+      computed.push_back({realization.buffer, lowerStage(producer, region, scope)});
+    }
+    Stmt body = buildRest();
+    for (auto stage = computed.rbegin(); stage != computed.rend(); ++stage)
+      body = makeAllocate(stage->first, makeSequence({stage->second, body}));
+    return body;
+  }
+
+  const Workload& workload_;
+  const State& state_;
+  std::unordered_map<const TensorNode*, Buffer> inputBuffers_;
+  std::unordered_map<const TensorNode*, Realization> realizations_;
+  std::map<std::pair<int, int>, std::vector<int>> attached_;
+  std::vector<Expr> effectiveBodies_;
+};
+
+} // namespace
+
+LoweredFunction lower(const Workload& workload, const State& state,
+                      const std::string& functionName) {
+  return Lowerer(workload, state).run(functionName);
+}
+
+} // namespace clustune::schedule

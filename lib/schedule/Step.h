@@ -1,0 +1,103 @@
+// Schedule steps (DESIGN §4.4): the primitive transformations that, replayed in order on the
+// initial State of a workload, describe a schedule, exactly as Ansor's transform steps do. Steps
+// are plain data that name stages by index into State::stages() and iterators by their position
+// in the stage's current loop order, so a schedule is a list of small JSON objects that a record
+// stores and replays bit for bit. The effect of each step lives in State.cpp; adding a step is
+// one struct here, one case in the JSON functions and one apply function there.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace clustune::schedule {
+
+enum class Annotation { None, Parallel, Vectorize, Unroll };
+
+const char* annotationName(Annotation annotation); // "none", "parallel", "vectorize", "unroll"
+
+// Splits an iterator of extent E into factors.size() + 1 nested iterators: the outermost has
+// extent ceil(E / product(factors)), the others have the given factors, outermost first (Ansor's
+// split with inner_to_outer). A factor product that does not divide E leaves a guard.
+struct SplitStep {
+  int stage = 0;
+  int iterator = 0;
+  std::vector<std::int64_t> factors;
+  friend bool operator==(const SplitStep&, const SplitStep&) = default;
+};
+
+// Fuses adjacent iterators (given outermost first, consecutive) into one.
+struct FuseStep {
+  int stage = 0;
+  std::vector<int> iterators;
+  friend bool operator==(const FuseStep&, const FuseStep&) = default;
+};
+
+// New loop order: order[k] is the current position of the iterator that becomes k-th.
+struct ReorderStep {
+  int stage = 0;
+  std::vector<int> order;
+  friend bool operator==(const ReorderStep&, const ReorderStep&) = default;
+};
+
+struct AnnotationStep {
+  int stage = 0;
+  int iterator = 0;
+  Annotation annotation = Annotation::None;
+  friend bool operator==(const AnnotationStep&, const AnnotationStep&) = default;
+};
+
+// Computes `stage` inside loop `targetIterator` of `targetStage`, for the region that one
+// iteration of that loop reads.
+struct ComputeAtStep {
+  int stage = 0;
+  int targetStage = 0;
+  int targetIterator = 0;
+  friend bool operator==(const ComputeAtStep&, const ComputeAtStep&) = default;
+};
+
+struct ComputeInlineStep {
+  int stage = 0;
+  friend bool operator==(const ComputeInlineStep&, const ComputeInlineStep&) = default;
+};
+
+struct ComputeRootStep {
+  int stage = 0;
+  friend bool operator==(const ComputeRootStep&, const ComputeRootStep&) = default;
+};
+
+// Ansor's pragma auto_unroll_max_step: code generation fully unrolls inner loops of the stage
+// whose total trip count is at most this value (0 = none).
+struct PragmaStep {
+  int stage = 0;
+  int iterator = 0;
+  int autoUnrollMaxStep = 0;
+  friend bool operator==(const PragmaStep&, const PragmaStep&) = default;
+};
+
+using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotationStep, ComputeAtStep,
+                          ComputeInlineStep, ComputeRootStep, PragmaStep>;
+
+// The step's JSON name ("split", "fuse", ...), also used in error messages.
+const char* stepName(const Step& step);
+int stepStage(const Step& step);
+
+// One object per step, e.g. {"step":"split","stage":2,"iterator":0,"factors":[8,4]}; fields in a
+// fixed order so that equal schedules serialise to equal text.
+nlohmann::ordered_json toJson(const Step& step);
+nlohmann::ordered_json toJson(const std::vector<Step>& steps);
+
+// Validates every field (presence, integer type, known names, no unknown fields) and throws
+// clustune::Error naming the problem. Whether the step applies to a state is checked by
+// applyStep().
+Step stepFromJson(const nlohmann::json& json);
+Step stepFromJson(const nlohmann::ordered_json& json);
+std::vector<Step> stepsFromJson(const nlohmann::json& json);
+std::vector<Step> stepsFromJson(const nlohmann::ordered_json& json);
+
+// A one-line rendering, e.g. "split(stage 2, iterator 0, factors [8, 4])".
+std::string toString(const Step& step);
+
+} // namespace clustune::schedule

@@ -1,0 +1,113 @@
+// The loop-nest simplifier (lib/schedule/Simplify.h) on hand-built expressions and statements:
+// affine regrouping, divisions by constants with known remainders, recombination of fused
+// loops, comparisons decided by loop ranges, guard removal, and floats left untouched.
+#include "schedule/Simplify.h"
+
+#include <gtest/gtest.h>
+
+using namespace clustune::schedule;
+using namespace clustune::te;
+
+namespace {
+
+Expr c(std::int64_t value) {
+  return intImm(value);
+}
+
+struct Loops {
+  Var a = makeVar("a"), b = makeVar("b"), f = makeVar("f");
+  Expr A = varExpr(a), B = varExpr(b), F = varExpr(f);
+};
+
+TEST(ScheduleSimplify, AffineTermsAreRegroupedAndCancel) {
+  Loops l;
+  EXPECT_EQ(toString(simplify((l.A * c(4) + l.B) * c(16) - l.A * c(64), {})), "(b * 16)");
+  EXPECT_EQ(toString(simplify(l.B - l.A + c(3) - c(5), {})), "((b - a) - 2)");
+  EXPECT_EQ(toString(simplify(l.A * c(2) + l.A * c(3) + c(0), {})), "(a * 5)");
+}
+
+TEST(ScheduleSimplify, DivisionsSplitOffMultiplesOfTheDivisor) {
+  Loops l;
+  const VarExtents small{{l.a.get(), 10}, {l.b.get(), 4}};
+  const VarExtents wide{{l.a.get(), 10}, {l.b.get(), 8}};
+  EXPECT_EQ(toString(simplify(floorDiv(l.A * c(4), c(4)), {})), "a");
+  EXPECT_EQ(toString(simplify(floorDiv(l.A * c(4) + l.B, c(4)), small)), "a");
+  EXPECT_EQ(toString(simplify(floorMod(l.A * c(4) + l.B, c(4)), small)), "b");
+  EXPECT_EQ(toString(simplify(floorDiv(l.A * c(4) + l.B + c(4), c(4)), small)), "(a + 1)");
+  // b may reach 7: the division keeps the remainder's part.
+  EXPECT_EQ(toString(simplify(floorDiv(l.A * c(4) + l.B, c(4)), wide)), "(a + (b // 4))");
+  EXPECT_EQ(toString(simplify(floorMod(l.A * c(4) + l.B, c(4)), wide)), "(b % 4)");
+  // Without bounds nothing is known about b.
+  EXPECT_EQ(toString(simplify(floorDiv(l.A * c(4) + l.B, c(4)), {})), "(a + (b // 4))");
+  EXPECT_EQ(toString(simplify(floorDiv(floorDiv(l.A, c(4)), c(2)), {})), "(a // 8)");
+}
+
+TEST(ScheduleSimplify, AFusedLoopDividedIntoPartsAndFlattenedAgainIsContiguous) {
+  Loops l;
+  // f fuses (x, y) with y of extent 5, and the row-major index of [x, y] has strides 30, 6.
+  EXPECT_EQ(toString(simplify(floorDiv(l.F, c(5)) * c(30) + floorMod(l.F, c(5)) * c(6), {})),
+            "(f * 6)");
+  // Three parts (extents ., 3, 4) flattened with strides 12w, 4w, w (w = 7).
+  const Expr index = floorDiv(l.F, c(12)) * c(84) + floorMod(floorDiv(l.F, c(4)), c(3)) * c(28) +
+                     floorMod(l.F, c(4)) * c(7);
+  EXPECT_EQ(toString(simplify(index, {})), "(f * 7)");
+  // Different coefficients do not recombine.
+  EXPECT_EQ(toString(simplify(floorDiv(l.F, c(5)) * c(10) + floorMod(l.F, c(5)), {})),
+            "(((f // 5) * 10) + (f % 5))");
+}
+
+TEST(ScheduleSimplify, LoopRangesDecideComparisons) {
+  Loops l;
+  const VarExtents extents{{l.a.get(), 8}, {l.b.get(), 4}};
+  EXPECT_EQ(toString(simplify(l.A + c(1) < c(9), extents)), "1");
+  EXPECT_EQ(toString(simplify(l.A >= c(8), extents)), "0");
+  EXPECT_EQ(toString(simplify(l.A < c(4), extents)), "(a < 4)");
+  EXPECT_EQ(toString(simplify(l.A * c(4) + l.B < c(32) && l.A < c(4), extents)), "(a < 4)");
+  EXPECT_EQ(toString(simplify(l.A == l.A + c(0), {})), "1");
+  EXPECT_EQ(toString(simplify(minimum(l.B, l.A + c(4)), extents)), "b");
+}
+
+TEST(ScheduleSimplify, FloatingPointArithmeticIsLeftAlone) {
+  const Buffer x = makeBuffer("x", DataType::Float32, 4, BufferScope::Argument);
+  Loops l;
+  const VarExtents extents{{l.a.get(), 4}};
+  const Expr value = (bufferLoad(x, l.A) + floatImm(0.0)) * floatImm(1.0);
+  EXPECT_EQ(toString(simplify(value, extents)), "((x[a] + 0f) * 1f)");
+}
+
+TEST(ScheduleSimplify, GuardsProvenByTheLoopRangesDisappear) {
+  const Buffer out = makeBuffer("out", DataType::Float32, 12, BufferScope::Argument);
+  Loops l;
+  // for a in 0..3, b in 0..4: the guard a*4 + b < 12 always holds; b < 3 does not.
+  const Stmt always =
+      makeFor(l.a, 3, ForKind::Serial,
+              makeFor(l.b, 4, ForKind::Vectorized,
+                      makeIfThenElse(l.A * c(4) + l.B < c(12),
+                                     makeStore(out, l.A * c(4) + l.B, floatImm(1.0)))));
+  EXPECT_EQ(toString(simplify(always)), "for a in 0..3:\n"
+                                        "  for b in 0..4 vectorized:\n"
+                                        "    out[((a * 4) + b)] = 1f\n");
+  const Stmt sometimes = makeFor(l.b, 4, ForKind::Serial,
+                                 makeIfThenElse(l.B < c(3), makeStore(out, l.B, floatImm(1.0)),
+                                                makeStore(out, l.B, floatImm(2.0))));
+  EXPECT_EQ(toString(simplify(sometimes)), toString(sometimes));
+  // Never true: the else branch, or nothing at all.
+  const Stmt never = makeFor(l.b, 4, ForKind::Serial,
+                             makeIfThenElse(l.B > c(5), makeStore(out, l.B, floatImm(1.0)),
+                                            makeStore(out, l.B, floatImm(2.0))));
+  EXPECT_EQ(toString(simplify(never)), "for b in 0..4:\n  out[b] = 2f\n");
+  const Stmt dead = makeFor(l.b, 4, ForKind::Serial,
+                            makeIfThenElse(l.B > c(5), makeStore(out, l.B, floatImm(1.0))));
+  EXPECT_EQ(toString(simplify(dead)), "");
+}
+
+TEST(ScheduleSimplify, TheVariableOfALoopOfExtentOneIsZero) {
+  const Buffer out = makeBuffer("out", DataType::Float32, 12, BufferScope::Argument);
+  Loops l;
+  const Stmt loop =
+      makeFor(l.a, 1, ForKind::Serial,
+              makeFor(l.b, 4, ForKind::Serial, makeStore(out, l.A * c(4) + l.B, floatImm(1.0))));
+  EXPECT_EQ(toString(simplify(loop)), "for a in 0..1:\n  for b in 0..4:\n    out[b] = 1f\n");
+}
+
+} // namespace
