@@ -158,8 +158,9 @@ graph::Value decodeTensor(const onnx::TensorProto& tensor, const std::string& na
 
 void fillTensorProto(const te::TensorData& data, const std::string& name,
                      onnx::TensorProto& tensor) {
+  const std::string tensorName = name; // `name` may be the tensor's own, which Clear() empties
   tensor.Clear();
-  tensor.set_name(name);
+  tensor.set_name(tensorName);
   for (auto extent : data.shape())
     tensor.add_dims(extent);
   int type = onnx::TensorProto::FLOAT;

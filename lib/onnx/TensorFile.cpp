@@ -21,4 +21,15 @@ NamedTensor readTensorFile(const std::string& path) {
   }
 }
 
+void writeTensorFile(const std::string& path, const std::string& name, const te::TensorData& data) {
+  onnx::TensorProto tensor;
+  fillTensorProto(data, name, tensor);
+  std::string bytes;
+  if (!tensor.SerializeToString(&bytes))
+    throw Error("cannot serialise tensor '" + name + "'", {.file = path});
+  OutputFile output(path);
+  output.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  output.commit();
+}
+
 } // namespace clustune::onnx_import

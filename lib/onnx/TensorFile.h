@@ -17,4 +17,7 @@ struct NamedTensor {
 // whose size does not match the shape, or external data.
 NamedTensor readTensorFile(const std::string& path);
 
+// Writes one tensor as a TensorProto file (atomically).
+void writeTensorFile(const std::string& path, const std::string& name, const te::TensorData& data);
+
 } // namespace clustune::onnx_import

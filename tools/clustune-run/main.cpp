@@ -1,0 +1,186 @@
+// clustune-run: compiles every task of a model (tuned schedules from a tuning log where given,
+// default schedules otherwise), runs the whole model on seeded random inputs and weights, and
+// reports latency; --check compares the outputs with the reference interpreter.
+//   clustune-run MODEL.onnx [--batch N] [--log tuning.jsonl] [--repeat R] [--threads T]
+//                [--check] [--per-task] [--seed S] [--save-weights FILE.onnx] [--json]
+#include "codegen/cpu/CpuTarget.h"
+#include "executor/CompiledKernel.h"
+#include "executor/ModelBenchmark.h"
+#include "executor/TuningLog.h"
+#include "graph/Simplify.h"
+#include "graph/Weights.h"
+#include "onnx/Importer.h"
+#include "onnx/ModelWriter.h"
+#include "onnx/TensorFile.h"
+#include "runtime/ThreadPool.h"
+#include "support/Error.h"
+#include "support/Random.h"
+#include "support/Statistics.h"
+#include "support/ToolMain.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+using namespace clustune;
+
+namespace {
+
+// Floats uniform in [-1, 1]; integer inputs (token ids, masks) in {0, 1}, valid for any
+// vocabulary and for attention masks.
+std::vector<te::TensorData> randomInputs(const graph::Graph& model, std::uint64_t seed) {
+  std::vector<te::TensorData> inputs;
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
+    const graph::Value& value = model.values[model.inputs[i]];
+    const double bound = graph::isFloatingPoint(value.dtype) ? 1.0 : 2.0;
+    inputs.push_back(
+        executor::randomTensor(value.dtype, value.shape, bound, Rng(seed).fork(i).next()));
+  }
+  return inputs;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Compile every task of an ONNX model, run the model and report its latency."};
+  CommonOptions common;
+  std::string modelPath, logPath, saveWeightsPath, targetName = "host";
+  std::optional<std::int64_t> batch;
+  std::vector<std::string> inputShapes;
+  int repeat = 10;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool check = false, perTask = false, json = false;
+  std::string saveTensorsDirectory;
+  app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
+  app.add_option("--batch", batch, "Value for dynamic batch dimensions")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--input-shape", inputShapes, "Set a graph input's shape, NAME=D1xD2x...");
+  app.add_option("--log", logPath,
+                 "Tuning log (records.jsonl): use each task's fastest valid schedule");
+  app.add_option("--repeat", repeat, "Timed runs after one warm-up run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--threads", threads, "Threads for parallel loops")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--target", targetName, "'host', or a target description configs/targets/*.json")
+      ->capture_default_str();
+  app.add_flag("--check", check, "Compare the outputs with the reference interpreter (slow)");
+  app.add_flag("--per-task", perTask, "Add the time of each task");
+  app.add_option("--save-weights", saveWeightsPath,
+                 "Write the model with the weights it ran with (for other runtimes)");
+  app.add_option("--save-tensors", saveTensorsDirectory,
+                 "Write the inputs and outputs of one run as input_<i>.pb and output_<i>.pb "
+                 "(TensorProto files) into this existing folder");
+  app.add_flag("--json", json, "Print one JSON object instead of a report");
+  addCommonOptions(app, common, /*withSeed=*/true);
+
+  return runTool(app, common, argc, argv, [&] {
+    onnx_import::ImportOptions options;
+    options.batch = batch;
+    for (const auto& text : inputShapes) {
+      auto [name, shape] = onnx_import::parseInputShape(text);
+      options.inputShapes[name] = shape;
+    }
+    const codegen::CpuTarget target =
+        targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
+    runtime::ThreadPool::global().setThreadCount(threads);
+
+    graph::Graph model = onnx_import::importModel(modelPath, options);
+    const int generated = graph::generateMissingWeights(model, common.seed);
+    spdlog::info("{}: generated {} weights (seed {})", model.name, generated, common.seed);
+    if (!saveWeightsPath.empty())
+      onnx_import::saveModelWithWeights(modelPath, model, saveWeightsPath);
+    graph::simplify(model);
+
+    std::map<std::string, executor::BestRecord> best;
+    if (!logPath.empty())
+      best = executor::readBestSchedules(logPath);
+    executor::CompiledKernelFactory factory(
+        target, [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
+          auto found = best.find(key);
+          return found == best.end() ? std::nullopt : std::optional(found->second.steps);
+        });
+    const graph::Graph reference = check ? model : graph::Graph{};
+    executor::ModelExecutor executor(std::move(model), factory);
+    const auto inputs = randomInputs(executor.model(), common.seed);
+    const auto report = executor::measureLatency(executor, inputs, repeat, perTask);
+    if (!saveTensorsDirectory.empty()) {
+      const auto outputs = executor.run(inputs);
+      const graph::Graph& graph = executor.model();
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        onnx_import::writeTensorFile(saveTensorsDirectory + "/input_" + std::to_string(i) + ".pb",
+                                     graph.values[graph.inputs[i]].name, inputs[i]);
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        onnx_import::writeTensorFile(saveTensorsDirectory + "/output_" + std::to_string(i) + ".pb",
+                                     graph.values[graph.outputs[i]].name, outputs[i]);
+    }
+
+    nlohmann::ordered_json result;
+    result["model"] = executor.model().name;
+    result["threads"] = threads;
+    result["repeat"] = repeat;
+    result["latency_ms"] = {{"median", report.medianSeconds * 1e3},
+                            {"p90", report.p90Seconds * 1e3}};
+    result["throughput_per_s"] = 1.0 / report.medianSeconds;
+    result["tasks"] = executor.occurrences().size();
+    result["kernels"] = factory.compileSeconds().size();
+    result["tuned_kernels"] = best.size();
+    result["compile_s"] = {{"median", median(factory.compileSeconds())},
+                           {"total", std::accumulate(factory.compileSeconds().begin(),
+                                                     factory.compileSeconds().end(), 0.0)}};
+    result["arena_mib"] = static_cast<double>(executor.arenaBytes()) / (1 << 20);
+    bool passed = true;
+    if (check) {
+      auto interpreter = executor::makeInterpreterKernelFactory();
+      executor::ModelExecutor referenceExecutor(reference, *interpreter);
+      const auto comparison =
+          executor::compareOutputs(executor.run(inputs), referenceExecutor.run(inputs));
+      passed = comparison.withinTolerance;
+      result["check"] = {{"passed", passed},
+                         {"max_abs_error", comparison.maxAbsoluteError},
+                         {"max_rel_error", comparison.maxRelativeError}};
+      if (!passed)
+        result["check"]["first_mismatch"] = comparison.firstMismatch;
+    }
+    if (perTask) {
+      result["per_task"] = nlohmann::ordered_json::array();
+      for (const auto& task : report.tasks)
+        result["per_task"].push_back({{"key", task.key},
+                                      {"anchor", task.anchor},
+                                      {"occurrences", task.occurrences},
+                                      {"ms", task.medianSeconds * 1e3}});
+    }
+    if (json) {
+      std::printf("%s\n", result.dump().c_str());
+    } else {
+      std::printf("model %s: %zu tasks, %zu kernels (%zu tuned), %d threads, arena %.1f MiB\n",
+                  result["model"].get<std::string>().c_str(), executor.occurrences().size(),
+                  factory.compileSeconds().size(), best.size(), threads,
+                  result["arena_mib"].get<double>());
+      std::printf("compile: median %.1f ms per kernel, %.2f s total\n",
+                  result["compile_s"]["median"].get<double>() * 1e3,
+                  result["compile_s"]["total"].get<double>());
+      std::printf("latency: median %.3f ms, p90 %.3f ms over %d runs; throughput %.1f /s\n",
+                  report.medianSeconds * 1e3, report.p90Seconds * 1e3, repeat,
+                  1.0 / report.medianSeconds);
+      if (check)
+        std::printf("check: %s (max abs error %.3g, max rel error %.3g)%s%s\n",
+                    passed ? "passed" : "FAILED", result["check"]["max_abs_error"].get<double>(),
+                    result["check"]["max_rel_error"].get<double>(), passed ? "" : ": ",
+                    passed ? "" : result["check"]["first_mismatch"].get<std::string>().c_str());
+      if (perTask) {
+        std::printf("%-16s  %-18s  %5s  %10s  %6s\n", "task", "anchor", "count", "ms/run", "share");
+        for (const auto& task : report.tasks)
+          std::printf("%-16s  %-18s  %5d  %10.3f  %5.1f%%\n", task.key.c_str(), task.anchor.c_str(),
+                      task.occurrences, task.medianSeconds * 1e3,
+                      100.0 * task.medianSeconds / report.medianSeconds);
+      }
+    }
+    if (!passed)
+      throw Error("outputs differ from the reference interpreter: " +
+                  result["check"]["first_mismatch"].get<std::string>());
+    return 0;
+  });
+}
