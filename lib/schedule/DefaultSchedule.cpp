@@ -10,12 +10,21 @@
 namespace clustune::schedule {
 namespace {
 
-// The widest vector length (a power of two from `maxLanes` down to 4) dividing `extent`.
+// The vector length for a loop of `extent`: the widest power of two from `maxLanes` down to 4
+// that divides it, unless a wider divisor up to `maxLanes` exists (7, 14 and 28 are the widths
+// of late CNN layers: a 7- or 14-lane vector, which LLVM pads to a register, still beats a
+// scalar loop). 0 when nothing from 4 up fits.
 int vectorLength(std::int64_t extent, int maxLanes) {
-  for (int lanes = std::min(maxLanes, 16); lanes >= 4; lanes /= 2)
+  const int widest = std::min(maxLanes, 16);
+  int powerOfTwo = 0;
+  for (int lanes = widest; lanes >= 4 && !powerOfTwo; lanes /= 2)
     if (extent % lanes == 0)
-      return lanes;
-  return 0;
+      powerOfTwo = lanes;
+  int divisor = 0;
+  for (int lanes = widest; lanes >= 4 && !divisor; --lanes)
+    if (extent % lanes == 0)
+      divisor = lanes;
+  return powerOfTwo * 2 > divisor ? powerOfTwo : divisor;
 }
 
 // Vectors of the innermost spatial loop that a reduction accumulates at once (4 or 2 when they

@@ -109,9 +109,12 @@ TEST(DefaultSchedule, VectorizesTheInnermostLoopWithTheWidestDividingLength) {
   EXPECT_EQ(loopSummary(relu4d(8, 2, 48), avx2), "8:parallel 2 6 8:vectorize |");
   // Equal to a vector length: vectorized without a split.
   EXPECT_EQ(loopSummary(relu4d(8, 2, 16), avx512), "8:parallel 2 16:vectorize |");
-  EXPECT_EQ(loopSummary(relu4d(8, 2, 12), avx512), "8:parallel 2 3 4:vectorize |");
-  // 7 and 2 are not multiples of any vector length: serial.
-  EXPECT_EQ(loopSummary(relu4d(8, 2, 7), avx512), "8:parallel 2 7 |");
+  // A divisor wider than twice the widest power of two wins: 12 lanes rather than 4, and 7
+  // (the width of late CNN layers) as one 7-lane vector.
+  EXPECT_EQ(loopSummary(relu4d(8, 2, 12), avx512), "8:parallel 2 12:vectorize |");
+  EXPECT_EQ(loopSummary(relu4d(8, 2, 7), avx512), "8:parallel 2 7:vectorize |");
+  EXPECT_EQ(loopSummary(relu4d(8, 2, 56), avx512), "8:parallel 2 7 8:vectorize |");
+  // 2 is below the narrowest vector: serial.
   EXPECT_EQ(loopSummary(relu4d(8, 2, 2), avx512), "8:parallel 2 2 |");
   EXPECT_EQ(loopSummary(relu4d(8, 2, 64), {.cores = 1, .vectorLanes = 2}), "8:parallel 2 64 |");
 }
@@ -124,10 +127,10 @@ TEST(DefaultSchedule, ReductionsKeepSpatialLoopsOutsideAndTheVectorLoopInnermost
   // conv [1, 4, 6, 8] over (rc, rh, rw) = (2, 3, 3): width 8 is one vector.
   EXPECT_EQ(loopSummary(paddedConvolution(2, 4, 6, 8), {.cores = 2}),
             "24:parallel 2 3 3 8:vectorize |");
-  // Rows of 10 do not vectorize: the reductions keep their natural order, and the
-  // element-wise output fuses both of its loops (3 < 4 x 2).
+  // The reductions over rows of 10 keep their natural order (the vector loop would be a
+  // reduce loop); the element-wise output vectorizes its row of 10.
   EXPECT_EQ(loopSummary(softmax(3, 10), {.cores = 2}),
-            "3:parallel 10 | 3:parallel 10 | 30:parallel |");
+            "3:parallel 10 | 3:parallel 10 | 3:parallel 10:vectorize |");
   // A rank-0 reduction has no spatial loop to parallelize or vectorize.
   EXPECT_EQ(loopSummary(totalSum(4, 8), {.cores = 2}), "4 8 |");
 }
