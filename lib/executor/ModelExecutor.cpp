@@ -41,13 +41,20 @@ te::TensorData randomTensor(graph::DataType dtype, const graph::Shape& shape, do
 ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
     : model_(std::move(model)) {
   tasks_ = graph::partition(model_, &occurrences_);
-  for (const graph::Task& task : tasks_) {
+  for (std::size_t index = 0; index < tasks_.size(); ++index) {
+    const graph::Task& task = tasks_[index];
     if (kernels_.count(task.key))
       continue;
     try {
       kernels_[task.key] = factory.create(task);
     } catch (const Error& error) {
-      throw error.withContext({.task = task.key});
+      // Name the model node whose operator failed (a lowering error starts with its op).
+      std::string node;
+      for (std::size_t k = 0; k < task.nodes.size() && node.empty(); ++k)
+        if (error.message().starts_with(task.nodes[k].op + ":") ||
+            error.message().find("'" + task.nodes[k].op + "'") != std::string::npos)
+          node = model_.nodeLabel(occurrences_[index].nodes[k]);
+      throw error.withContext({.node = node, .task = task.key});
     }
   }
   for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(model_.values.size()); ++id) {

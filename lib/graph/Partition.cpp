@@ -220,6 +220,9 @@ Task buildTask(const Graph& graph, const std::vector<NodeId>& members,
   occurrence.inputs.clear();
   for (int source : order.inputSource)
     occurrence.inputs.push_back(inputValues[source]);
+  occurrence.nodes.clear();
+  for (int source : order.nodeSource)
+    occurrence.nodes.push_back(members[source]);
   occurrence.outputs.clear();
   for (const TaskValueRef& output : task.outputs)
     occurrence.outputs.push_back(

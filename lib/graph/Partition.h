@@ -32,6 +32,7 @@ struct TaskOccurrence {
   std::string key;
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
+  std::vector<NodeId> nodes; // the graph nodes of the task's nodes, in canonical order
 };
 
 // One task per fused group, in an execution order (every group after the groups it reads);

@@ -49,6 +49,7 @@ const OperatorRegistry& operatorRegistry() {
     registerConvolutionOperators(all);
     registerMatMulOperators(all);
     registerPoolingOperators(all);
+    registerGeneratorOperators(all);
     return all;
   }();
   return registry;

@@ -5,6 +5,7 @@
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
+#include "te/topi/Operator.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -324,3 +325,39 @@ TEST(TopiElementwise, RejectsWrongOperandTypes) {
 }
 
 } // namespace
+
+// Every operator that can reach a task has a lowering: those without one (Shape, Size,
+// Constant) are always folded or turned into constants by the importer and simplifier.
+TEST(TopiRegistry, EveryImportableOperatorThatCanFormATaskHasALowering) {
+  const auto& lowerings = clustune::te::topi::operatorRegistry();
+  for (const std::string& op : clustune::graph::supportedOps()) {
+    if (op != "Shape" && op != "Size" && op != "Constant") {
+      EXPECT_TRUE(lowerings.count(op)) << op;
+    }
+  }
+}
+
+TEST(TopiGenerator, ConstantOfShapeFillsTheRecordedShape) {
+  const auto shape = tensorOf({2}, {2, 3}, DataType::Int64);
+  auto task = oneNodeTask("ConstantOfShape", {{"value", 1.5}}, {shape}, {{{2, 3}}});
+  const auto outputs = te::evaluateWorkload(te::lowerTask(task), {shape});
+  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<double>(6, 1.5)));
+}
+
+TEST(TopiGenerator, RangeFromConstantStartAndDelta) {
+  const auto start = tensorOf({}, {2}, DataType::Int64);
+  const auto limit = tensorOf({}, {11}, DataType::Int64);
+  const auto delta = tensorOf({}, {3}, DataType::Int64);
+  auto task = oneNodeTask("Range", {}, {start, limit, delta}, {{{3}, DataType::Int64}});
+  for (std::size_t i = 0; i < 3; ++i) { // the task carries its single-element constants
+    task.inputs[i].kind = graph::TaskInput::Kind::Weight;
+    task.inputs[i].hasData = true;
+  }
+  task.inputs[0].intData = {2};
+  task.inputs[1].intData = {11};
+  task.inputs[2].intData = {3};
+  const auto outputs = te::evaluateWorkload(te::lowerTask(task), {start, limit, delta});
+  EXPECT_EQ(valuesOf(outputs[0]), (std::vector<double>{2, 5, 8}));
+  task.inputs[0].hasData = false; // a start not known at compile time
+  EXPECT_THROW(te::lowerTask(task), Error);
+}

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   int repeat = 10;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool check = false, perTask = false, json = false;
-  std::string saveTensorsDirectory;
+  std::string saveTensorsDirectory, inputsDirectory;
   app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
       ->check(CLI::PositiveNumber);
@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   app.add_option("--save-tensors", saveTensorsDirectory,
                  "Write the inputs and outputs of one run as input_<i>.pb and output_<i>.pb "
                  "(TensorProto files) into this existing folder");
+  app.add_option("--inputs", inputsDirectory,
+                 "Read the model inputs from input_<i>.pb (TensorProto files) in this folder "
+                 "instead of generating them");
   app.add_flag("--json", json, "Print one JSON object instead of a report");
   addCommonOptions(app, common, /*withSeed=*/true);
 
@@ -104,7 +107,15 @@ int main(int argc, char** argv) {
         });
     const graph::Graph reference = check ? model : graph::Graph{};
     executor::ModelExecutor executor(std::move(model), factory);
-    const auto inputs = randomInputs(executor.model(), common.seed);
+    std::vector<te::TensorData> inputs;
+    if (inputsDirectory.empty()) {
+      inputs = randomInputs(executor.model(), common.seed);
+    } else {
+      for (std::size_t i = 0; i < executor.model().inputs.size(); ++i)
+        inputs.push_back(
+            onnx_import::readTensorFile(inputsDirectory + "/input_" + std::to_string(i) + ".pb")
+                .data);
+    }
     const auto report = executor::measureLatency(executor, inputs, repeat, perTask);
     if (!saveTensorsDirectory.empty()) {
       const auto outputs = executor.run(inputs);

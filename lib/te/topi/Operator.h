@@ -1,7 +1,7 @@
 // The interface between task lowering (te/LowerTask.h) and the per-operator lowerings in
 // te/topi/ (TVM's "topi"): each ONNX operator has a function that builds the compute stages of
 // one task node from the tensors of its operands. Operator families live in one file each
-// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling) and register themselves in
+// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator) and register themselves in
 // registerAllOperators.
 #pragma once
 
@@ -42,6 +42,7 @@ void registerReductionOperators(OperatorRegistry& registry);
 void registerConvolutionOperators(OperatorRegistry& registry);
 void registerMatMulOperators(OperatorRegistry& registry);
 void registerPoolingOperators(OperatorRegistry& registry);
+void registerGeneratorOperators(OperatorRegistry& registry);
 
 // Every lowering, built once.
 const OperatorRegistry& operatorRegistry();

@@ -1,0 +1,41 @@
+// clustune-worker: the measurement worker process that measure::Runner starts (DESIGN §5). Not
+// meant to be run by hand: it speaks the binary protocol of measure/WorkerProtocol.h on the
+// socket whose descriptor it is given, and dies with its parent.
+//
+//   clustune-worker --fd <descriptor> --parent <pid>
+#include "measure/Worker.h"
+
+#include <cstdio>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int main(int argc, char** argv) {
+  int fd = -1;
+  long parent = -1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--fd")
+      fd = std::atoi(argv[i + 1]);
+    else if (flag == "--parent")
+      parent = std::atol(argv[i + 1]);
+  }
+  if (fd < 0 || parent <= 0 || argc != 5) {
+    std::fprintf(stderr, "error: clustune-worker is started by clustune's measurement Runner "
+                         "(usage: clustune-worker --fd <descriptor> --parent <pid>)\n");
+    return 2;
+  }
+  // A tuner killed without closing the socket must not leave a worker spinning on a kernel; the
+  // getppid() check covers a parent that died before prctl took effect.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    return 0;
+  try {
+    return clustune::measure::serveRequests(fd);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "clustune-worker: %s\n", error.what());
+    return 1;
+  }
+}
