@@ -5,8 +5,8 @@
 //   clustune-worker --fd <descriptor> --parent <pid>
 #include "measure/Worker.h"
 
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <sys/prctl.h>

@@ -1,0 +1,73 @@
+// See Builder.h.
+#include "measure/Builder.h"
+
+#include "codegen/cpu/CpuCodegen.h"
+#include "runtime/ThreadPool.h"
+#include "schedule/Lower.h"
+#include "schedule/State.h"
+#include "te/LowerTask.h"
+
+#include <atomic>
+#include <chrono>
+
+namespace clustune::measure {
+namespace {
+
+// A symbol name for the kernel; keys are hex digits, so the name is a valid C identifier.
+std::string kernelName(const graph::Task& task) {
+  return task.key.empty() ? "clustune_candidate" : "clustune_task_" + task.key;
+}
+
+} // namespace
+
+BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& target) {
+  const auto start = std::chrono::steady_clock::now();
+  BuildResult result;
+  result.functionName = kernelName(input.task);
+  try {
+    const te::Workload workload = te::lowerTask(input.task);
+    result.arguments = argumentSpecs(input.task, workload);
+    schedule::State state;
+    try {
+      state = schedule::replay(workload, input.steps);
+    } catch (const schedule::InvalidScheduleError& error) {
+      result.error = errors::kInvalidSchedule;
+      result.errorDetail = error.what();
+    }
+    if (result.ok()) {
+      const te::LoweredFunction function = schedule::lower(workload, state, result.functionName);
+      result.objectBytes = codegen::compileToObject(function, target);
+    }
+  } catch (const std::exception& error) {
+    result.error = errors::kCompile;
+    result.errorDetail = error.what();
+  }
+  if (!result.ok())
+    result.objectBytes.clear();
+  result.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs,
+                               const codegen::CpuTarget& target, int parallelism) {
+  std::vector<BuildResult> results(inputs.size());
+  const int threads =
+      std::max(1, std::min(parallelism, static_cast<int>(std::max<std::size_t>(inputs.size(), 1))));
+  // Candidates differ a lot in compile time, so each thread claims the next unbuilt one rather
+  // than taking a fixed share.
+  std::atomic<std::size_t> next{0};
+  auto work = [&](std::int64_t, std::int64_t) {
+    for (std::size_t index = next++; index < inputs.size(); index = next++)
+      results[index] = buildCandidate(inputs[index], target);
+  };
+  if (threads == 1) {
+    work(0, 1);
+    return results;
+  }
+  runtime::ThreadPool pool(threads);
+  pool.parallelFor(threads, work);
+  return results;
+}
+
+} // namespace clustune::measure

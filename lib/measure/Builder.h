@@ -1,0 +1,36 @@
+// The Builder of measurement (DESIGN §5): turns candidates (a task and its schedule steps) into
+// object code, many at a time. Each candidate is lowered to its workload, its steps are replayed
+// (a step that does not apply is an invalid_schedule result, not an exception), the scheduled
+// workload is lowered to a loop nest and compiled by codegen::compileToObject, which builds in
+// a private LLVMContext and so runs on several threads at once. The object bytes travel to the
+// Runner's worker process, which loads them: nothing built here is executed in this process.
+#pragma once
+
+#include "codegen/cpu/CpuTarget.h"
+#include "measure/MeasureInput.h"
+#include "measure/SeededInputs.h"
+
+#include <string>
+#include <vector>
+
+namespace clustune::measure {
+
+struct BuildResult {
+  std::string objectBytes = {};             // ELF object; empty on error
+  std::string functionName = {};            // the kernel symbol in objectBytes
+  std::vector<ArgumentSpec> arguments = {}; // the kernel's buffers: task inputs, then outputs
+  std::string error = {};                   // "", errors::kCompile or errors::kInvalidSchedule
+  std::string errorDetail = {};
+  double compileSeconds = 0;
+
+  bool ok() const { return error.empty(); }
+};
+
+// Builds one candidate on the calling thread. Never throws for a bad candidate.
+BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& target);
+
+// Builds every candidate on `parallelism` threads (at least 1); results in input order.
+std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs,
+                               const codegen::CpuTarget& target, int parallelism);
+
+} // namespace clustune::measure

@@ -1,0 +1,65 @@
+// See Measurer.h.
+#include "measure/Measurer.h"
+
+#include "measure/Correctness.h"
+#include "support/Error.h"
+
+namespace clustune::measure {
+
+Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
+    : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner) {}
+
+const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
+  const std::string key = task.key.empty() ? graph::computeTaskKey(task) : task.key;
+  auto found = references_.find(key);
+  if (found != references_.end())
+    return found->second;
+  Reference reference;
+  try {
+    reference.outputs = referenceOutputs(task, options_.runner.seed);
+  } catch (const std::exception& error) {
+    reference.error = error.what();
+  }
+  return references_.emplace(key, std::move(reference)).first->second;
+}
+
+MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult& built) {
+  MeasureResult result{.compileSeconds = built.compileSeconds};
+  if (!built.ok()) {
+    result.error = built.error;
+    result.errorDetail = built.errorDetail;
+    return result;
+  }
+  RunOutcome outcome = runner_.run(built, options_.checkCorrectness);
+  if (!outcome.ok()) {
+    result.error = std::move(outcome.error);
+    result.errorDetail = std::move(outcome.errorDetail);
+    return result;
+  }
+  if (options_.checkCorrectness) {
+    const Reference& reference = referenceFor(task);
+    if (!reference.error.empty()) {
+      result.error = errors::kRuntime;
+      result.errorDetail = "no reference output: " + reference.error;
+      return result;
+    }
+    if (CheckResult check = checkAgainstReference(outcome.outputs, reference.outputs); !check.ok) {
+      result.error = errors::kWrongResult;
+      result.errorDetail = std::move(check.detail);
+      return result;
+    }
+  }
+  result.costs = std::move(outcome.costs);
+  return result;
+}
+
+std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
+  const std::vector<BuildResult> built = build(inputs, target_, options_.buildParallelism);
+  std::vector<MeasureResult> results;
+  results.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    results.push_back(measureBuilt(inputs[i].task, built[i]));
+  return results;
+}
+
+} // namespace clustune::measure

@@ -1,0 +1,49 @@
+// Measurement end to end (DESIGN §5): builds a batch of candidates in parallel (Builder.h), runs
+// each one in the isolated worker (Runner.h) and checks its outputs against the task's reference
+// (Correctness.h), giving one MeasureResult per candidate, errors included. This is what
+// clustune-measure and the tuner's measurement rounds call.
+#pragma once
+
+#include "codegen/cpu/CpuTarget.h"
+#include "measure/Builder.h"
+#include "measure/MeasureInput.h"
+#include "measure/Runner.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace clustune::measure {
+
+struct MeasureOptions {
+  RunnerOptions runner = {};
+  int buildParallelism = 1; // compiler threads
+  bool checkCorrectness = true;
+};
+
+class Measurer {
+public:
+  Measurer(codegen::CpuTarget target, MeasureOptions options);
+
+  // One result per input, in order. Throws clustune::Error only when no worker can be started.
+  std::vector<MeasureResult> measure(const std::vector<MeasureInput>& inputs);
+  // Runs and checks one candidate that is already built (by build(), or by hand in tests).
+  MeasureResult measureBuilt(const graph::Task& task, const BuildResult& built);
+
+  Runner& runner() { return runner_; }
+
+private:
+  struct Reference {
+    std::vector<te::TensorData> outputs;
+    std::string error; // why the interpreter could not compute it
+  };
+  // Computed on first use and kept per workload key: every candidate of a task shares it.
+  const Reference& referenceFor(const graph::Task& task);
+
+  codegen::CpuTarget target_;
+  MeasureOptions options_;
+  Runner runner_;
+  std::map<std::string, Reference> references_;
+};
+
+} // namespace clustune::measure

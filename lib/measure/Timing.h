@@ -1,0 +1,36 @@
+// How a candidate is timed (DESIGN §5), inside the worker process: one warm-up run, then
+// `repeat` repeats of `number` runs each, where `number` is raised until one repeat lasts at
+// least `minRepeatMs`, so that short kernels are not timed at the clock's resolution. With
+// cacheFlush, a buffer larger than the last-level cache is written before every run and only the
+// run itself is timed, so every run starts with cold caches, as Tenset measured its dataset.
+// A cost is the mean seconds per run of one repeat; the record keeps all of them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace clustune::measure {
+
+struct TimingOptions {
+  int number = 1;           // runs per repeat, at least; raised to reach minRepeatMs
+  int repeat = 3;           // repeats, one cost each
+  double minRepeatMs = 100; // MetaSchedule's default; 0 keeps `number` fixed
+  bool cacheFlush = false;
+
+  friend bool operator==(const TimingOptions&, const TimingOptions&) = default;
+};
+
+// Tenset's dataset settings (REFERENCES.md): number 1, cache flush on, and a repeat count that
+// falls with the task's FLOPs (4 at >= 2.4e9, 6 at >= 8.4e8, 10 at <= 2.1e6, else 8).
+TimingOptions tensetTimingOptions(std::int64_t taskFlops);
+
+// Runs `run` as described above and returns one mean per repeat, in seconds. Throws
+// clustune::Error for number < 1 or repeat < 1.
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options);
+
+// Bytes written by one cache flush: the largest data or unified cache the OS reports, doubled
+// (caches are not strictly LRU), or 64 MiB when it reports none.
+std::int64_t cacheFlushBytes();
+
+} // namespace clustune::measure

@@ -1,0 +1,57 @@
+// See Worker.h.
+#include "measure/Worker.h"
+
+#include "codegen/cpu/JitLoader.h"
+#include "measure/MeasureInput.h"
+#include "runtime/ThreadPool.h"
+#include "support/Error.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace clustune::measure {
+
+RunResponse executeRunRequest(const RunRequest& request) {
+  RunResponse response;
+  try {
+    if (request.threads > 0 && runtime::ThreadPool::global().threadCount() != request.threads)
+      runtime::ThreadPool::global().setThreadCount(request.threads);
+    const codegen::LoadedKernel kernel(request.objectBytes, request.functionName);
+    std::vector<te::TensorData> buffers = generateInputs(request.arguments, request.seed);
+    for (const ArgumentSpec& spec : request.arguments)
+      if (spec.isOutput)
+        buffers.emplace_back(spec.dtype, spec.shape);
+    std::vector<void*> pointers;
+    for (te::TensorData& buffer : buffers)
+      pointers.push_back(buffer.data());
+    response.costs = timeRuns([&] { kernel.run(pointers.data()); }, request.timing);
+    if (request.returnOutputs)
+      for (std::size_t i = 0; i < request.arguments.size(); ++i)
+        if (request.arguments[i].isOutput)
+          response.outputBytes.emplace_back(static_cast<const char*>(buffers[i].data()),
+                                            buffers[i].byteSize());
+  } catch (const std::exception& error) {
+    response = RunResponse{.error = errors::kRuntime, .errorDetail = error.what()};
+  }
+  return response;
+}
+
+int serveRequests(int fd) {
+  if (!writeFrame(fd, encode(WorkerHello{.pid = static_cast<std::int64_t>(::getpid())})))
+    return 0;
+  std::string payload;
+  while (readFrame(fd, payload) == FrameStatus::Ok) {
+    RunRequest request;
+    try {
+      request = decodeRunRequest(payload);
+    } catch (const Error& error) {
+      std::fprintf(stderr, "clustune-worker: %s\n", error.what());
+      return 1;
+    }
+    if (!writeFrame(fd, encode(executeRunRequest(request))))
+      return 0;
+  }
+  return 0;
+}
+
+} // namespace clustune::measure

@@ -1,0 +1,69 @@
+// The timing loop of measurement (measure/Timing.h), with a counting stand-in for a kernel: how
+// many runs happen, how `number` grows to reach min_repeat_ms, and Tenset's settings. Nothing
+// here passes or fails on how fast the machine is, only on lower bounds that sleeping enforces.
+#include "measure/Timing.h"
+#include "support/Error.h"
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <thread>
+
+using namespace clustune;
+using namespace clustune::measure;
+
+namespace {
+
+TEST(MeasureTimingTest, OneWarmUpThenNumberTimesRepeatRuns) {
+  int runs = 0;
+  const auto costs = timeRuns([&] { ++runs; }, {.number = 3, .repeat = 4, .minRepeatMs = 0});
+  EXPECT_EQ(costs.size(), 4u);
+  EXPECT_EQ(runs, 1 + 3 * 4);
+}
+
+TEST(MeasureTimingTest, NumberGrowsUntilARepeatLastsTheMinimum) {
+  int runs = 0;
+  const auto costs = timeRuns(
+      [&] {
+        ++runs;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      },
+      {.number = 1, .repeat = 3, .minRepeatMs = 20});
+  ASSERT_EQ(costs.size(), 3u);
+  // Sleeps last at least their duration, so a run costs at least 200 µs; every counted repeat
+  // lasted >= 20 ms, so a cost per repeat instead of per run would be >= 20 ms.
+  EXPECT_GE(runs, 1 + 3 * 2);
+  for (double cost : costs) {
+    EXPECT_GE(cost, 200e-6);
+    EXPECT_LT(cost, 10e-3);
+  }
+}
+
+TEST(MeasureTimingTest, CacheFlushingExcludesTheFlushFromTheCost) {
+  int runs = 0;
+  const auto costs =
+      timeRuns([&] { ++runs; }, {.number = 2, .repeat = 2, .minRepeatMs = 0, .cacheFlush = true});
+  EXPECT_EQ(runs, 1 + 2 * 2);
+  // An empty run costs far less than writing a buffer of the cache's size.
+  for (double cost : costs)
+    EXPECT_LT(cost, 1e-3);
+  EXPECT_GE(cacheFlushBytes(), std::int64_t{1} << 20);
+}
+
+TEST(MeasureTimingTest, RejectsEmptySettings) {
+  EXPECT_THROW(timeRuns([] {}, {.number = 0}), Error);
+  EXPECT_THROW(timeRuns([] {}, {.repeat = 0}), Error);
+}
+
+TEST(MeasureTimingTest, TensetRepeatsFallWithFlops) {
+  EXPECT_EQ(tensetTimingOptions(3'000'000'000).repeat, 4);
+  EXPECT_EQ(tensetTimingOptions(2'400'000'000).repeat, 4);
+  EXPECT_EQ(tensetTimingOptions(840'000'000).repeat, 6);
+  EXPECT_EQ(tensetTimingOptions(100'000'000).repeat, 8);
+  EXPECT_EQ(tensetTimingOptions(2'100'000).repeat, 10);
+  const TimingOptions options = tensetTimingOptions(1);
+  EXPECT_EQ(options.number, 1);
+  EXPECT_TRUE(options.cacheFlush);
+  EXPECT_EQ(options.minRepeatMs, 0);
+}
+
+} // namespace
