@@ -15,6 +15,8 @@ namespace {
 // of late CNN layers: a 7- or 14-lane vector, which LLVM pads to a register, still beats a
 // scalar loop). 0 when nothing from 4 up fits.
 int vectorLength(std::int64_t extent, int maxLanes) {
+  if (extent <= 0)
+    return 0; // an empty tensor: nothing to vectorize
   const int widest = std::min(maxLanes, 16);
   int powerOfTwo = 0;
   for (int lanes = widest; lanes >= 4 && !powerOfTwo; lanes /= 2)
