@@ -438,4 +438,15 @@ std::pair<std::string, graph::Shape> parseInputShape(const std::string& text) {
   return {std::move(name), std::move(shape)};
 }
 
+ImportOptions importOptionsFromFlags(std::optional<std::int64_t> batch,
+                                     const std::vector<std::string>& inputShapes) {
+  ImportOptions options;
+  options.batch = batch;
+  for (const auto& text : inputShapes) {
+    auto [name, shape] = parseInputShape(text);
+    options.inputShapes[name] = std::move(shape);
+  }
+  return options;
+}
+
 } // namespace clustune::onnx_import

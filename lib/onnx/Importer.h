@@ -37,6 +37,10 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options =
 // Parses "name=1x3x224x224" (a "scalar" shape is written "name="). Throws Error on bad syntax.
 std::pair<std::string, graph::Shape> parseInputShape(const std::string& text);
 
+// The options of the tools' --batch and --input-shape flags (repeatable NAME=SHAPE texts).
+ImportOptions importOptionsFromFlags(std::optional<std::int64_t> batch,
+                                     const std::vector<std::string>& inputShapes);
+
 // The model name used in tasks and reports: the file name without directory and ".onnx".
 std::string modelNameFromPath(const std::string& path);
 

@@ -76,12 +76,7 @@ int main(int argc, char** argv) {
   addCommonOptions(app, common, /*withSeed=*/false);
 
   return runTool(app, common, argc, argv, [&] {
-    onnx_import::ImportOptions options;
-    options.batch = batch;
-    for (const auto& text : inputShapes) {
-      auto [name, shape] = onnx_import::parseInputShape(text);
-      options.inputShapes[name] = shape;
-    }
+    const auto options = onnx_import::importOptionsFromFlags(batch, inputShapes);
     if (outputPath.empty() && !summary)
       outputPath = "-";
 

@@ -80,12 +80,7 @@ int main(int argc, char** argv) {
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {
-    onnx_import::ImportOptions options;
-    options.batch = batch;
-    for (const auto& text : inputShapes) {
-      auto [name, shape] = onnx_import::parseInputShape(text);
-      options.inputShapes[name] = shape;
-    }
+    const auto options = onnx_import::importOptionsFromFlags(batch, inputShapes);
     const codegen::CpuTarget target =
         targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
     runtime::ThreadPool::global().setThreadCount(threads);

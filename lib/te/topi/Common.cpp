@@ -161,4 +161,23 @@ Tensor copyStage(const std::string& name, const Tensor& source) {
                  [&](const std::vector<Expr>& indices) { return load(source, indices); });
 }
 
+std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
+                                     std::size_t size) {
+  std::vector<std::int64_t> values = intsAttribute(context, name);
+  if (values.size() != size)
+    context.fail("attribute '" + name + "' must have " + std::to_string(size) + " entries");
+  return values;
+}
+
+Expr ReductionAxes::add(const std::string& name, std::int64_t extent) {
+  if (extent == 1)
+    return intImm(0);
+  axes_.push_back({makeVar(name), extent});
+  return varExpr(axes_.back().var);
+}
+
+Expr ReductionAxes::combine(Reducer reducer, Expr source) const {
+  return axes_.empty() ? source : reduce(reducer, std::move(source), axes_);
+}
+
 } // namespace clustune::te::topi

@@ -26,6 +26,22 @@ intsAttribute(const OperatorContext& context, const std::string& name,
 std::string stringAttribute(const OperatorContext& context, const std::string& name,
                             std::optional<std::string> fallback = std::nullopt);
 
+// A list attribute with exactly `size` entries (one per spatial axis, or two for pads).
+std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
+                                     std::size_t size);
+
+// Reduction axes over a window or kernel. An axis of extent 1 contributes nothing but an empty
+// loop that the search would still split and annotate, so it becomes the constant 0.
+class ReductionAxes {
+public:
+  Expr add(const std::string& name, std::int64_t extent);
+  // The reduction of `source` over the axes; without axes, `source` itself (a 1x1 window).
+  Expr combine(Reducer reducer, Expr source) const;
+
+private:
+  std::vector<IterVar> axes_;
+};
+
 // Requires between `required` and `maximum` operand slots, the first `required` present, and
 // between 1 and `maximumOutputs` outputs recorded by the task.
 void requireOperands(const OperatorContext& context, std::size_t required, std::size_t maximum);

@@ -17,15 +17,6 @@
 namespace clustune::te::topi {
 namespace {
 
-// A list attribute with one entry per spatial axis (or two, for pads).
-std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
-                                     std::size_t size) {
-  std::vector<std::int64_t> values = intsAttribute(context, name);
-  if (values.size() != size)
-    context.fail("attribute '" + name + "' must have " + std::to_string(size) + " entries");
-  return values;
-}
-
 // The normalised attributes of a convolution, one entry per spatial axis.
 struct ConvGeometry {
   std::size_t spatialRank = 0;
@@ -87,26 +78,6 @@ void requireOutputShape(const OperatorContext& context, const Shape& computed) {
     context.fail("the attributes give output shape [" + graph::shapeToString(computed) +
                  "], the task records [" + graph::shapeToString(outputShape(context)) + "]");
 }
-
-// Builds the reduction axes of a convolution. An axis of extent 1 contributes nothing but an
-// empty loop that the search would still split and annotate, so it becomes the constant 0.
-class ReductionAxes {
-public:
-  Expr add(const std::string& name, std::int64_t extent) {
-    if (extent == 1)
-      return intImm(0);
-    axes_.push_back({makeVar(name), extent});
-    return varExpr(axes_.back().var);
-  }
-
-  // A Sum over the axes; without axes the product is the whole value (e.g. a depthwise 1x1).
-  Expr sum(Expr source) const {
-    return axes_.empty() ? source : reduce(Reducer::Sum, std::move(source), axes_);
-  }
-
-private:
-  std::vector<IterVar> axes_;
-};
 
 // A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits at
 // position i * spread + offset, inside new spatial `extents`; every other position is 0. With
@@ -217,7 +188,7 @@ std::vector<Tensor> lowerConv(const OperatorContext& context) {
                               kernelOffsets[axis] * intImm(geometry.dilations[axis]));
           weightIndex.push_back(kernelOffsets[axis]);
         }
-        return axes.sum(load(padded, dataIndex) * load(weight, weightIndex));
+        return axes.combine(Reducer::Sum, load(padded, dataIndex) * load(weight, weightIndex));
       });
   return {addChannelBias(context, convolution, outChannels)};
 }
@@ -315,7 +286,7 @@ std::vector<Tensor> lowerConvTranspose(const OperatorContext& context) {
                               kernelOffsets[axis] * intImm(geometry.dilations[axis]));
           weightIndex.push_back(intImm(geometry.kernel[axis] - 1) - kernelOffsets[axis]);
         }
-        return axes.sum(load(dilated, dataIndex) * load(weight, weightIndex));
+        return axes.combine(Reducer::Sum, load(dilated, dataIndex) * load(weight, weightIndex));
       });
   return {addChannelBias(context, convolution, outChannels)};
 }

@@ -1,8 +1,8 @@
 // The interface between task lowering (te/LowerTask.h) and the per-operator lowerings in
 // te/topi/ (TVM's "topi"): each ONNX operator has a function that builds the compute stages of
 // one task node from the tensors of its operands. Operator families live in one file each
-// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator) and register themselves in
-// registerAllOperators.
+// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator) and register themselves
+// in registerAllOperators.
 #pragma once
 
 #include "graph/Task.h"

@@ -17,15 +17,6 @@
 namespace clustune::te::topi {
 namespace {
 
-// A list attribute with one entry per spatial axis (or two, for pads).
-std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
-                                     std::size_t size) {
-  std::vector<std::int64_t> values = intsAttribute(context, name);
-  if (values.size() != size)
-    context.fail("attribute '" + name + "' must have " + std::to_string(size) + " entries");
-  return values;
-}
-
 // The data operand, checked to be N, C and 1 to 3 spatial dimensions.
 const Tensor& poolData(const OperatorContext& context) {
   requireOperands(context, 1, 1);
@@ -51,25 +42,6 @@ Expr lowestValue(DataType dtype) {
     return reducerIdentity(Reducer::Max, dtype);
   }
 }
-
-// Reduction axes over a window; an axis of extent 1 becomes the constant 0 rather than an empty
-// loop that the search would still split and annotate.
-class ReductionAxes {
-public:
-  Expr add(const std::string& name, std::int64_t extent) {
-    if (extent == 1)
-      return intImm(0);
-    axes_.push_back({makeVar(name), extent});
-    return varExpr(axes_.back().var);
-  }
-
-  Expr combine(Reducer reducer, Expr source) const {
-    return axes_.empty() ? source : reduce(reducer, std::move(source), axes_);
-  }
-
-private:
-  std::vector<IterVar> axes_;
-};
 
 // The attributes and geometry of MaxPool and AveragePool, one entry per spatial axis.
 struct PoolWindow {
