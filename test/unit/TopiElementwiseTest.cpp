@@ -15,52 +15,11 @@ using graph::DataType;
 using graph::Shape;
 using te::TensorData;
 
+#include "TopiTestSupport.h"
+
+using namespace clustune::topi_test;
+
 namespace {
-
-TensorData tensorOf(Shape shape, const std::vector<double>& values,
-                    DataType dtype = DataType::Float32) {
-  TensorData data(dtype, std::move(shape));
-  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    data.set(static_cast<std::int64_t>(i), values[i]);
-  return data;
-}
-
-std::vector<double> valuesOf(const TensorData& data) {
-  std::vector<double> values;
-  for (std::int64_t i = 0; i < data.elements(); ++i)
-    values.push_back(data.get(i));
-  return values;
-}
-
-struct OutputSpec {
-  Shape shape;
-  DataType dtype = DataType::Float32;
-};
-
-// A task of one node that reads every input in order and writes all of its outputs.
-graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
-                        const std::vector<TensorData>& inputs, std::vector<OutputSpec> outputs) {
-  graph::Task task;
-  graph::TaskNode node;
-  node.op = op;
-  node.attributes = std::move(attributes);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
-    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
-  }
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    node.outputShapes.push_back(outputs[k].shape);
-    node.outputTypes.push_back(outputs[k].dtype);
-    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
-  }
-  task.nodes.push_back(std::move(node));
-  return task;
-}
-
-std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
-  return te::evaluateWorkload(te::lowerTask(task), inputs);
-}
 
 // One output of `op` on `inputs`, with the first input's shape unless given.
 TensorData runOne(const std::string& op, const std::vector<TensorData>& inputs,
@@ -69,23 +28,6 @@ TensorData runOne(const std::string& op, const std::vector<TensorData>& inputs,
   auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {spec}), inputs);
   EXPECT_EQ(outputs.size(), 1u);
   return outputs.at(0);
-}
-
-void expectNear(const TensorData& actual, const std::vector<double>& expected,
-                double tolerance = 1e-6) {
-  ASSERT_EQ(actual.elements(), static_cast<std::int64_t>(expected.size()));
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(actual.get(static_cast<std::int64_t>(i)), expected[i], tolerance)
-        << "element " << i;
-}
-
-std::string errorOf(const graph::Task& task) {
-  try {
-    te::lowerTask(task);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
 }
 
 const std::vector<double> kSamples{-3.0, -0.5, 0.0, 0.25, 2.0, 7.5};

@@ -13,54 +13,11 @@ using graph::DataType;
 using graph::Shape;
 using te::TensorData;
 
+#include "TopiTestSupport.h"
+
+using namespace clustune::topi_test;
+
 namespace {
-
-TensorData tensorOf(Shape shape, const std::vector<double>& values,
-                    DataType dtype = DataType::Float32) {
-  TensorData data(dtype, std::move(shape));
-  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    data.set(static_cast<std::int64_t>(i), values[i]);
-  return data;
-}
-
-// A tensor holding 0, 1, 2, ... in row-major order.
-TensorData iota(Shape shape) {
-  std::vector<double> values(static_cast<std::size_t>(graph::elementCount(shape)));
-  std::iota(values.begin(), values.end(), 0.0);
-  return tensorOf(std::move(shape), values);
-}
-
-std::vector<double> valuesOf(const TensorData& data) {
-  std::vector<double> values;
-  for (std::int64_t i = 0; i < data.elements(); ++i)
-    values.push_back(data.get(i));
-  return values;
-}
-
-// A task of one node that reads every input in order and writes all of its outputs.
-graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
-                        const std::vector<TensorData>& inputs, const std::vector<Shape>& outputs) {
-  graph::Task task;
-  graph::TaskNode node;
-  node.op = op;
-  node.attributes = std::move(attributes);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
-    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
-  }
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    node.outputShapes.push_back(outputs[k]);
-    node.outputTypes.push_back(inputs.at(0).dtype());
-    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
-  }
-  task.nodes.push_back(std::move(node));
-  return task;
-}
-
-std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
-  return te::evaluateWorkload(te::lowerTask(task), inputs);
-}
 
 // The values and shape of the single output of `op`.
 struct Result {
@@ -70,22 +27,14 @@ struct Result {
 
 Result runOne(const std::string& op, const std::vector<TensorData>& inputs,
               graph::Attributes attributes, const Shape& output) {
-  const auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {output}), inputs);
+  const auto outputs =
+      run(oneNodeTaskOfShapes(op, std::move(attributes), inputs, {output}), inputs);
   EXPECT_EQ(outputs.size(), 1u);
   return {outputs.at(0).shape(), valuesOf(outputs.at(0))};
 }
 
 using Values = std::vector<double>;
 using Ints = std::vector<std::int64_t>;
-
-std::string errorOf(const graph::Task& task) {
-  try {
-    te::lowerTask(task);
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
 
 TEST(TopiLayout, ReshapeFamilyKeepsRowMajorOrder) {
   const TensorData x = iota({2, 3, 4});
@@ -102,7 +51,7 @@ TEST(TopiLayout, ReshapeFamilyKeepsRowMajorOrder) {
 }
 
 TEST(TopiLayout, ReshapeRejectsAnotherElementCount) {
-  const std::string error = errorOf(oneNodeTask("Reshape", {}, {iota({2, 3})}, {{4, 2}}));
+  const std::string error = errorOf(oneNodeTaskOfShapes("Reshape", {}, {iota({2, 3})}, {{4, 2}}));
   EXPECT_NE(error.find("Reshape: cannot reshape 2x3 to 4x2"), std::string::npos) << error;
 }
 
@@ -121,7 +70,7 @@ TEST(TopiLayout, TransposePermutesAxes) {
 
 TEST(TopiLayout, TransposeRejectsABadPermutation) {
   const std::string error =
-      errorOf(oneNodeTask("Transpose", {{"perm", Ints{0, 0}}}, {iota({2, 3})}, {{2, 2}}));
+      errorOf(oneNodeTaskOfShapes("Transpose", {{"perm", Ints{0, 0}}}, {iota({2, 3})}, {{2, 2}}));
   EXPECT_NE(error.find("not a permutation"), std::string::npos) << error;
 }
 
@@ -139,8 +88,8 @@ TEST(TopiLayout, ConcatOfThreeAlongTheMiddleAxis) {
 }
 
 TEST(TopiLayout, ConcatRejectsMismatchedOperands) {
-  const std::string error = errorOf(
-      oneNodeTask("Concat", {{"axis", std::int64_t{1}}}, {iota({2, 1}), iota({3, 1})}, {{2, 2}}));
+  const std::string error = errorOf(oneNodeTaskOfShapes("Concat", {{"axis", std::int64_t{1}}},
+                                                        {iota({2, 1}), iota({3, 1})}, {{2, 2}}));
   EXPECT_NE(error.find("does not fit output"), std::string::npos) << error;
 }
 
@@ -175,22 +124,23 @@ TEST(TopiLayout, SliceWithPositiveAndNegativeSteps) {
 
 TEST(TopiLayout, SplitIntoUnequalParts) {
   const TensorData x = iota({2, 4});
-  const auto outputs = run(oneNodeTask("Split", {{"axis", std::int64_t{1}}, {"split", Ints{1, 3}}},
-                                       {x}, {{2, 1}, {2, 3}}),
-                           {x});
+  const auto outputs =
+      run(oneNodeTaskOfShapes("Split", {{"axis", std::int64_t{1}}, {"split", Ints{1, 3}}}, {x},
+                              {{2, 1}, {2, 3}}),
+          {x});
   ASSERT_EQ(outputs.size(), 2u);
   EXPECT_EQ(valuesOf(outputs[0]), (Values{0, 4}));
   EXPECT_EQ(valuesOf(outputs[1]), (Values{1, 2, 3, 5, 6, 7}));
   // Equal parts along axis 0, with no split attribute.
   const auto rows =
-      run(oneNodeTask("Split", {{"axis", std::int64_t{0}}}, {x}, {{1, 4}, {1, 4}}), {x});
+      run(oneNodeTaskOfShapes("Split", {{"axis", std::int64_t{0}}}, {x}, {{1, 4}, {1, 4}}), {x});
   EXPECT_EQ(valuesOf(rows[1]), (Values{4, 5, 6, 7}));
 }
 
 TEST(TopiLayout, SplitRejectsSizesThatDisagree) {
   const std::string error =
-      errorOf(oneNodeTask("Split", {{"axis", std::int64_t{1}}, {"split", Ints{2, 2}}},
-                          {iota({2, 4})}, {{2, 1}, {2, 3}}));
+      errorOf(oneNodeTaskOfShapes("Split", {{"axis", std::int64_t{1}}, {"split", Ints{2, 2}}},
+                                  {iota({2, 4})}, {{2, 1}, {2, 3}}));
   EXPECT_NE(error.find("split sizes disagree"), std::string::npos) << error;
 }
 
@@ -221,7 +171,7 @@ TEST(TopiLayout, GatherWithAScalarIndexRemovesTheAxis) {
   // A constant index the task carries (-1) is inlined and wrapped at lowering time, whatever
   // is fed to that input (0 here).
   const TensorData fed = tensorOf({}, {0}, DataType::Int64);
-  graph::Task task = oneNodeTask("Gather", {{"axis", std::int64_t{0}}}, {data, fed}, {{3}});
+  graph::Task task = oneNodeTaskOfShapes("Gather", {{"axis", std::int64_t{0}}}, {data, fed}, {{3}});
   task.inputs[1].kind = graph::TaskInput::Kind::Weight;
   task.inputs[1].hasData = true;
   task.inputs[1].intData = {-1};
@@ -260,7 +210,7 @@ TEST(TopiLayout, PadInTwoDimensionsAndCrop) {
 }
 
 TEST(TopiLayout, PadRejectsReflectWiderThanTheInput) {
-  const std::string error = errorOf(oneNodeTask(
+  const std::string error = errorOf(oneNodeTaskOfShapes(
       "Pad", {{"pads", Ints{3, 0}}, {"mode", std::string("reflect")}}, {iota({3})}, {{6}}));
   EXPECT_NE(error.find("reflect pads must be smaller"), std::string::npos) << error;
 }
@@ -275,7 +225,8 @@ TEST(TopiLayout, TileRepeats) {
 
 TEST(TopiLayout, IntegerTensorsKeepTheirType) {
   const TensorData x = tensorOf({2, 2}, {7, -8, 9, -10}, DataType::Int64);
-  const auto outputs = run(oneNodeTask("Transpose", {{"perm", Ints{1, 0}}}, {x}, {{2, 2}}), {x});
+  const auto outputs =
+      run(oneNodeTaskOfShapes("Transpose", {{"perm", Ints{1, 0}}}, {x}, {{2, 2}}), {x});
   EXPECT_EQ(outputs.at(0).dtype(), DataType::Int64);
   EXPECT_EQ(valuesOf(outputs.at(0)), (Values{7, 9, -8, -10}));
 }

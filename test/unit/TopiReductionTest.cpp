@@ -15,68 +15,17 @@ using graph::DataType;
 using graph::Shape;
 using te::TensorData;
 
+#include "TopiTestSupport.h"
+
+using namespace clustune::topi_test;
+
 namespace {
-
-TensorData tensorOf(Shape shape, const std::vector<double>& values,
-                    DataType dtype = DataType::Float32) {
-  TensorData data(dtype, std::move(shape));
-  EXPECT_EQ(data.elements(), static_cast<std::int64_t>(values.size()));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    data.set(static_cast<std::int64_t>(i), values[i]);
-  return data;
-}
-
-// A tensor holding 0, 1, 2, ... in row-major order.
-TensorData iota(Shape shape, DataType dtype = DataType::Float32) {
-  std::vector<double> values(static_cast<std::size_t>(graph::elementCount(shape)));
-  std::iota(values.begin(), values.end(), 0.0);
-  return tensorOf(std::move(shape), values, dtype);
-}
-
-std::vector<double> valuesOf(const TensorData& data) {
-  std::vector<double> values;
-  for (std::int64_t i = 0; i < data.elements(); ++i)
-    values.push_back(data.get(i));
-  return values;
-}
-
-// A task of one node that reads every input in order and writes all of its outputs.
-graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
-                        const std::vector<TensorData>& inputs, const std::vector<Shape>& outputs) {
-  graph::Task task;
-  graph::TaskNode node;
-  node.op = op;
-  node.attributes = std::move(attributes);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    task.inputs.push_back({.shape = inputs[i].shape(), .dtype = inputs[i].dtype()});
-    node.inputs.push_back(graph::TaskValueRef::input(static_cast<int>(i)));
-  }
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    node.outputShapes.push_back(outputs[k]);
-    node.outputTypes.push_back(inputs.at(0).dtype());
-    task.outputs.push_back(graph::TaskValueRef::node(0, static_cast<int>(k)));
-  }
-  task.nodes.push_back(std::move(node));
-  return task;
-}
-
-std::vector<TensorData> run(const graph::Task& task, const std::vector<TensorData>& inputs) {
-  return te::evaluateWorkload(te::lowerTask(task), inputs);
-}
 
 TensorData runOne(const std::string& op, const std::vector<TensorData>& inputs,
                   graph::Attributes attributes, const Shape& output) {
-  auto outputs = run(oneNodeTask(op, std::move(attributes), inputs, {output}), inputs);
+  auto outputs = run(oneNodeTaskOfShapes(op, std::move(attributes), inputs, {output}), inputs);
   EXPECT_EQ(outputs.size(), 1u);
   return outputs.at(0);
-}
-
-void expectNear(const TensorData& actual, const std::vector<double>& expected,
-                double tolerance = 1e-6) {
-  ASSERT_EQ(actual.elements(), static_cast<std::int64_t>(expected.size()));
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(actual.get(static_cast<std::int64_t>(i)), expected[i], tolerance)
-        << "element " << i;
 }
 
 using Values = std::vector<double>;
@@ -126,7 +75,8 @@ TEST(TopiReduction, IntegerSumsStayIntegers) {
 
 TEST(TopiReduction, RejectsAxesOutOfRange) {
   try {
-    te::lowerTask(oneNodeTask("ReduceSum", reduceAttributes({2}, 0), {iota({2, 2})}, {{2}}));
+    te::lowerTask(
+        oneNodeTaskOfShapes("ReduceSum", reduceAttributes({2}, 0), {iota({2, 2})}, {{2}}));
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("ReduceSum: axes must be"), std::string::npos)
@@ -172,10 +122,10 @@ TEST(TopiReduction, LayerNormalizationStatisticsOutputs) {
   const TensorData x = tensorOf({2, 4}, {1, 2, 3, 4, 2, 2, 2, 2});
   const TensorData scale = tensorOf({4}, {1, 1, 1, 1});
   const double epsilon = 1e-5;
-  const auto outputs =
-      run(oneNodeTask("LayerNormalization", {{"axis", std::int64_t{1}}, {"epsilon", epsilon}},
-                      {x, scale}, {{2, 4}, {2, 1}, {2, 1}}),
-          {x, scale});
+  const auto outputs = run(oneNodeTaskOfShapes("LayerNormalization",
+                                               {{"axis", std::int64_t{1}}, {"epsilon", epsilon}},
+                                               {x, scale}, {{2, 4}, {2, 1}, {2, 1}}),
+                           {x, scale});
   ASSERT_EQ(outputs.size(), 3u);
   expectNear(outputs[1], {2.5, 2});
   expectNear(outputs[2], {1 / std::sqrt(1.25 + epsilon), 1 / std::sqrt(epsilon)}, 1e-3);
