@@ -3,6 +3,8 @@
 
 #include "codegen/cpu/CpuCodegen.h"
 #include "codegen/cpu/JitLoader.h"
+#include "measure/Runner.h"
+#include "measure/SeededInputs.h"
 #include "schedule/DefaultSchedule.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
@@ -10,6 +12,7 @@
 #include "te/LowerTask.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 namespace clustune::executor {
@@ -39,10 +42,29 @@ private:
   std::size_t argumentCount_;
 };
 
+// The fault the injection hook plants: a store 2^40 elements past the first output.
+te::LoweredFunction withOutOfBoundsStore(te::LoweredFunction function) {
+  const te::Buffer& output = function.arguments.back();
+  const te::Expr zero = graph::isFloatingPoint(output->dtype) ? te::floatImm(0.0, output->dtype)
+                                                              : te::intImm(0, output->dtype);
+  function.body = te::makeSequence(
+      {te::makeStore(output, te::intImm(std::int64_t{1} << 40), zero), function.body});
+  return function;
+}
+
 } // namespace
 
-CompiledKernelFactory::CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor)
-    : target_(std::move(target)), scheduleFor_(std::move(scheduleFor)) {}
+CompiledKernelFactory::CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor,
+                                             bool isolate)
+    : target_(std::move(target)), scheduleFor_(std::move(scheduleFor)) {
+  if (isolate) {
+    measure::RunnerOptions options;
+    options.timing = {.number = 1, .repeat = 1, .minRepeatMs = 0, .cacheFlush = false};
+    isolationRunner_ = std::make_unique<measure::Runner>(options);
+  }
+}
+
+CompiledKernelFactory::~CompiledKernelFactory() = default;
 
 std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& task) {
   const auto start = std::chrono::steady_clock::now();
@@ -55,8 +77,19 @@ std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& tas
         workload, {.cores = target_.cores, .vectorLanes = target_.vectorBits / 32});
   const schedule::State state = schedule::replay(workload, *steps);
   const std::string functionName = "clustune_task_" + task.key;
-  const te::LoweredFunction function = schedule::lower(workload, state, functionName);
-  codegen::LoadedKernel kernel(codegen::compileToObject(function, target_), functionName);
+  te::LoweredFunction function = schedule::lower(workload, state, functionName);
+  if (const char* faulty = std::getenv(kFaultInjectionVariable); faulty && task.key == faulty)
+    function = withOutOfBoundsStore(std::move(function));
+  const std::string object = codegen::compileToObject(function, target_);
+  if (isolationRunner_) {
+    const auto outcome = isolationRunner_->runObject(
+        object, functionName, measure::argumentSpecs(task, workload), /*returnOutputs=*/false);
+    if (!outcome.ok())
+      throw Error("kernel of " + task.anchor +
+                  " task failed in the isolated worker: " + outcome.error +
+                  (outcome.errorDetail.empty() ? "" : " (" + outcome.errorDetail + ")"));
+  }
+  codegen::LoadedKernel kernel(object, functionName);
   compileSeconds_.push_back(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   spdlog::debug("compiled task {} ({}) in {:.3f} s", task.key, task.anchor, compileSeconds_.back());

@@ -9,7 +9,12 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+
+namespace clustune::measure {
+class Runner;
+}
 
 namespace clustune::executor {
 
@@ -19,7 +24,12 @@ public:
   using ScheduleSource =
       std::function<std::optional<std::vector<schedule::Step>>(const std::string& key)>;
 
-  explicit CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor = {});
+  // With `isolate`, every kernel first runs once in the isolated measurement worker
+  // (lib/measure), so that a kernel that faults or hangs becomes an Error naming its task
+  // instead of taking the process down when the model runs.
+  explicit CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor = {},
+                                 bool isolate = false);
+  ~CompiledKernelFactory() override;
 
   std::unique_ptr<TaskKernel> create(const graph::Task& task) override;
   const char* name() const override { return "compiled"; }
@@ -27,9 +37,15 @@ public:
   // Seconds spent compiling each task so far (lowering, scheduling, LLVM, loading).
   const std::vector<double>& compileSeconds() const { return compileSeconds_; }
 
+  // Fault injection for tests of the isolation: the task with this workload key (from the
+  // environment variable CLUSTUNE_FAULT_INJECTION_TASK) gets a kernel that writes far out of
+  // bounds. Never set outside tests.
+  static constexpr const char* kFaultInjectionVariable = "CLUSTUNE_FAULT_INJECTION_TASK";
+
 private:
   codegen::CpuTarget target_;
   ScheduleSource scheduleFor_;
+  std::unique_ptr<measure::Runner> isolationRunner_;
   std::vector<double> compileSeconds_;
 };
 

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputShapes;
   int repeat = 10;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  bool check = false, perTask = false, json = false;
+  bool check = false, perTask = false, json = false, noIsolation = false;
   std::string saveTensorsDirectory, inputsDirectory;
   app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--target", targetName, "'host', or a target description configs/targets/*.json")
       ->capture_default_str();
+  app.add_flag("--no-isolation", noIsolation,
+               "Skip the first run of every kernel in the isolated worker process (a faulting "
+               "kernel then takes clustune-run down)");
   app.add_flag("--check", check, "Compare the outputs with the reference interpreter (slow)");
   app.add_flag("--per-task", perTask, "Add the time of each task");
   app.add_option("--save-weights", saveWeightsPath,
@@ -96,10 +99,12 @@ int main(int argc, char** argv) {
     if (!logPath.empty())
       best = executor::readBestSchedules(logPath);
     executor::CompiledKernelFactory factory(
-        target, [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
+        target,
+        [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
           auto found = best.find(key);
           return found == best.end() ? std::nullopt : std::optional(found->second.steps);
-        });
+        },
+        /*isolate=*/!noIsolation);
     const graph::Graph reference = check ? model : graph::Graph{};
     executor::ModelExecutor executor(std::move(model), factory);
     std::vector<te::TensorData> inputs;
