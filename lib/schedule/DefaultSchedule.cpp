@@ -13,7 +13,9 @@ namespace {
 // The vector length for a loop of `extent`: the widest power of two from `maxLanes` down to 4
 // that divides it, unless a wider divisor up to `maxLanes` exists (7, 14 and 28 are the widths
 // of late CNN layers: a 7- or 14-lane vector, which LLVM pads to a register, still beats a
-// scalar loop). 0 when nothing from 4 up fits.
+// scalar loop). A longer loop with no such divisor (a prime such as 149) gets full vectors
+// with a guarded tail, which the code generator turns into masked accesses. 0 when the loop is
+// shorter than a vector and nothing from 4 up divides it.
 int vectorLength(std::int64_t extent, int maxLanes) {
   if (extent <= 0)
     return 0; // an empty tensor: nothing to vectorize
@@ -26,6 +28,8 @@ int vectorLength(std::int64_t extent, int maxLanes) {
   for (int lanes = widest; lanes >= 4 && !divisor; --lanes)
     if (extent % lanes == 0)
       divisor = lanes;
+  if (powerOfTwo == 0 && divisor == 0 && widest >= 4 && extent > widest)
+    return widest; // e.g. 149 or 73 (Inception): full vectors and a guarded, masked tail
   return powerOfTwo * 2 > divisor ? powerOfTwo : divisor;
 }
 

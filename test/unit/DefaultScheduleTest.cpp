@@ -114,6 +114,8 @@ TEST(DefaultSchedule, VectorizesTheInnermostLoopWithTheWidestDividingLength) {
   EXPECT_EQ(loopSummary(relu4d(8, 2, 12), avx512), "8:parallel 2 12:vectorize |");
   EXPECT_EQ(loopSummary(relu4d(8, 2, 7), avx512), "8:parallel 2 7:vectorize |");
   EXPECT_EQ(loopSummary(relu4d(8, 2, 56), avx512), "8:parallel 2 7 8:vectorize |");
+  // A prime longer than a vector: full vectors and a guarded tail (37 = 2 x 16 + 5).
+  EXPECT_EQ(loopSummary(relu4d(8, 2, 37), avx512), "8:parallel 2 3 16:vectorize |");
   // An empty tensor (a zero-size Split output) is not split for vectors.
   EXPECT_EQ(loopSummary(relu4d(8, 2, 0), avx512), "8:parallel 2 0 |");
   // 2 is below the narrowest vector: serial.
