@@ -14,6 +14,10 @@
 using namespace clustune;
 using graph::Shape;
 
+#include "TopiReferenceSupport.h"
+
+using namespace clustune::topi_test;
+
 namespace {
 
 // A task of one node whose operands are task inputs; a missing shape is an omitted operand.
@@ -39,41 +43,6 @@ graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes,
   task.nodes.push_back(std::move(node));
   task.outputs.push_back(graph::TaskValueRef::node(0, 0));
   return task;
-}
-
-std::vector<float> randomValues(Rng& rng, const Shape& shape) {
-  std::vector<float> values(static_cast<std::size_t>(graph::elementCount(shape)));
-  for (float& value : values)
-    value = static_cast<float>(rng.uniform(-1.0, 1.0));
-  return values;
-}
-
-// Lowers the task, evaluates it on `inputs` (one per task input) and returns its one output.
-std::vector<float> evaluateLowered(const graph::Task& task,
-                                   const std::vector<std::vector<float>>& inputs) {
-  const te::Workload workload = te::lowerTask(task);
-  std::vector<te::TensorData> data;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    data.emplace_back(graph::DataType::Float32, task.inputs[i].shape);
-    for (std::size_t element = 0; element < inputs[i].size(); ++element)
-      data.back().set(static_cast<std::int64_t>(element), inputs[i][element]);
-  }
-  const std::vector<te::TensorData> outputs = te::evaluateWorkload(workload, data);
-  EXPECT_EQ(outputs.size(), 1u);
-  EXPECT_EQ(outputs.at(0).shape(), task.nodes[0].outputShapes[0]);
-  std::vector<float> values(static_cast<std::size_t>(outputs.at(0).elements()));
-  for (std::size_t element = 0; element < values.size(); ++element)
-    values[element] = static_cast<float>(outputs[0].get(static_cast<std::int64_t>(element)));
-  return values;
-}
-
-// Relative tolerance 1e-5, on a scale of at least 1 so that results near zero (where float
-// accumulation order dominates) are compared absolutely.
-void expectClose(const std::vector<float>& actual, const std::vector<double>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i)
-    ASSERT_NEAR(actual[i], expected[i], 1e-5 * std::max(1.0, std::abs(expected[i])))
-        << "at element " << i;
 }
 
 struct GemmCase {

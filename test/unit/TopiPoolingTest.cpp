@@ -14,30 +14,16 @@
 
 using namespace clustune;
 using graph::Shape;
-using Ints = std::vector<std::int64_t>;
+
+#include "TopiReferenceSupport.h"
+
+using namespace clustune::topi_test;
 
 namespace {
 
-std::int64_t offsetOf(const Shape& shape, const Ints& index) {
-  std::int64_t offset = 0;
-  for (std::size_t axis = 0; axis < shape.size(); ++axis)
-    offset = offset * shape[axis] + index[axis];
-  return offset;
-}
-
-// Calls `visit` with every multi-index of `shape`, in row-major order.
-void forEachIndex(const Shape& shape, const std::function<void(const Ints&)>& visit) {
-  if (graph::elementCount(shape) == 0)
-    return;
-  Ints index(shape.size(), 0);
-  while (true) {
-    visit(index);
-    std::size_t axis = shape.size();
-    while (axis > 0 && ++index[axis - 1] == shape[axis - 1])
-      index[--axis] = 0;
-    if (axis == 0)
-      return;
-  }
+// Pooling tasks have one input.
+std::vector<float> evaluatePool(const graph::Task& task, const std::vector<float>& input) {
+  return evaluateLowered(task, std::vector<std::vector<float>>{input});
 }
 
 graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes, const Shape& input,
@@ -54,36 +40,6 @@ graph::Task oneNodeTask(const std::string& op, graph::Attributes attributes, con
        .pattern = graph::PatternKind::CommReduce});
   task.outputs.push_back(graph::TaskValueRef::node(0, 0));
   return task;
-}
-
-std::vector<float> randomValues(Rng& rng, const Shape& shape, double low, double high) {
-  std::vector<float> values(static_cast<std::size_t>(graph::elementCount(shape)));
-  for (float& value : values)
-    value = static_cast<float>(rng.uniform(low, high));
-  return values;
-}
-
-std::vector<float> evaluateLowered(const graph::Task& task, const std::vector<float>& input) {
-  const te::Workload workload = te::lowerTask(task);
-  te::TensorData data(graph::DataType::Float32, task.inputs[0].shape);
-  for (std::size_t element = 0; element < input.size(); ++element)
-    data.set(static_cast<std::int64_t>(element), input[element]);
-  const std::vector<te::TensorData> outputs = te::evaluateWorkload(workload, {data});
-  EXPECT_EQ(outputs.size(), 1u);
-  EXPECT_EQ(outputs.at(0).shape(), task.nodes[0].outputShapes[0]);
-  std::vector<float> values(static_cast<std::size_t>(outputs.at(0).elements()));
-  for (std::size_t element = 0; element < values.size(); ++element)
-    values[element] = static_cast<float>(outputs[0].get(static_cast<std::int64_t>(element)));
-  return values;
-}
-
-// Relative tolerance 1e-5, on a scale of at least 1 so that results near zero are compared
-// absolutely.
-void expectClose(const std::vector<float>& actual, const std::vector<double>& expected) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < actual.size(); ++i)
-    ASSERT_NEAR(actual[i], expected[i], 1e-5 * std::max(1.0, std::abs(expected[i])))
-        << "at element " << i;
 }
 
 struct PoolCase {
@@ -169,7 +125,7 @@ void checkMaxPool(const PoolCase& p, std::uint64_t seed) {
   // All negative, so that padding with 0 instead of -inf would win some windows.
   const std::vector<float> x = randomValues(rng, p.data, -2.0, -1.0);
   const graph::Task task = oneNodeTask("MaxPool", poolAttributes(p), p.data, {poolOutputShape(p)});
-  expectClose(evaluateLowered(task, x), referenceMaxPool(p, x));
+  expectClose(evaluatePool(task, x), referenceMaxPool(p, x));
 }
 
 void checkAveragePool(const PoolCase& p, bool countIncludePad, std::uint64_t seed) {
@@ -180,7 +136,7 @@ void checkAveragePool(const PoolCase& p, bool countIncludePad, std::uint64_t see
   graph::Attributes attributes = poolAttributes(p);
   attributes["count_include_pad"] = std::int64_t{countIncludePad};
   const graph::Task task = oneNodeTask("AveragePool", attributes, p.data, {poolOutputShape(p)});
-  expectClose(evaluateLowered(task, x), referenceAveragePool(p, countIncludePad, x));
+  expectClose(evaluatePool(task, x), referenceAveragePool(p, countIncludePad, x));
 }
 
 TEST(TopiPooling, MaxPool2dPadsStrideTwo) {
@@ -333,10 +289,10 @@ TEST(TopiPooling, AveragePoolWindowOfPaddingOnlyIsZero) {
   const std::vector<float> x = {0.5f, -1.25f, 2.0f};
   graph::Attributes attributes = poolAttributes(p);
   attributes["count_include_pad"] = std::int64_t{0};
-  expectClose(evaluateLowered(oneNodeTask("AveragePool", attributes, p.data, {{1, 1, 4}}), x),
+  expectClose(evaluatePool(oneNodeTask("AveragePool", attributes, p.data, {{1, 1, 4}}), x),
               {0.0, 0.5, (0.5 - 1.25) / 2, (-1.25 + 2.0) / 2});
   attributes["count_include_pad"] = std::int64_t{1};
-  expectClose(evaluateLowered(oneNodeTask("AveragePool", attributes, p.data, {{1, 1, 4}}), x),
+  expectClose(evaluatePool(oneNodeTask("AveragePool", attributes, p.data, {{1, 1, 4}}), x),
               {0.0, 0.5 / 2, (0.5 - 1.25) / 2, (-1.25 + 2.0) / 2});
 }
 
@@ -356,7 +312,7 @@ void checkGlobalPool(const std::string& op, const Shape& data, std::uint64_t see
     }
     expected.push_back(op == "GlobalMaxPool" ? best : sum / static_cast<double>(positions));
   }
-  expectClose(evaluateLowered(oneNodeTask(op, {}, data, {out}), x), expected);
+  expectClose(evaluatePool(oneNodeTask(op, {}, data, {out}), x), expected);
 }
 
 TEST(TopiPooling, GlobalPools) {
