@@ -12,7 +12,22 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+namespace {
+
+const char* const kUsage =
+    "clustune-worker: the isolated process in which clustune's measurement Runner loads and\n"
+    "times candidate kernels, so that a kernel that crashes or hangs never takes the caller\n"
+    "down. It is started by the Runner, not by hand; it speaks a binary protocol on the socket\n"
+    "it is given and dies with its parent.\n"
+    "Usage: clustune-worker --fd <descriptor> --parent <pid>\n";
+
+} // namespace
+
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   int fd = -1;
   long parent = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -24,8 +39,8 @@ int main(int argc, char** argv) {
   }
   if (fd < 0 || parent <= 0 || argc != 5) {
     std::fprintf(stderr, "error: clustune-worker is started by clustune's measurement Runner "
-                         "(usage: clustune-worker --fd <descriptor> --parent <pid>)\n");
-    return 2;
+                         "(usage: clustune-worker --fd <descriptor> --parent <pid>; --help)\n");
+    return 1;
   }
   // A tuner killed without closing the socket must not leave a worker spinning on a kernel; the
   // getppid() check covers a parent that died before prctl took effect.
