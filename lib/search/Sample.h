@@ -1,0 +1,35 @@
+// Sampling of candidate schedules for a task (DESIGN §7): sketches (Sketch.h) completed by
+// random annotation (RandomAnnotation.h), as Ansor's initial population is. This is what the
+// dataset generator measures and what evolutionary search starts from.
+#pragma once
+
+#include "graph/Task.h"
+#include "schedule/Step.h"
+#include "te/Tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace clustune::search {
+
+struct SampleOptions {
+  int cores = 1;
+  int vectorLanes = 16; // below 2: no vectorize annotations
+  // Candidates drawn at most (valid or not, duplicate or not); 0 means 64 + 16 × count.
+  int maxAttempts = 0;
+};
+
+// `count` distinct schedules (distinct by their JSON) of the task, each of which replays on the
+// task's initial State and lowers. Candidate i is drawn from an Rng forked from `seed` by i,
+// and the result is the first `count` distinct valid candidates, so the same seed gives the same
+// list and sample k is the same whatever `count` is. Returns FEWER than `count` when the space
+// is smaller than that, or too few distinct candidates turn up within maxAttempts (an
+// element-wise task has only a handful of vector lengths and unroll steps). Throws
+// clustune::Error when count is negative or the task cannot be lowered.
+std::vector<std::vector<schedule::Step>>
+sample(const graph::Task& task, int count, std::uint64_t seed, const SampleOptions& options = {});
+std::vector<std::vector<schedule::Step>> sample(const te::Workload& workload, int count,
+                                                std::uint64_t seed,
+                                                const SampleOptions& options = {});
+
+} // namespace clustune::search

@@ -1,0 +1,57 @@
+// Sketch generation (DESIGN §7), after Ansor's CPU sketch rules restricted to the steps that
+// exist today: a sketch fixes the structure of a schedule (which stages are inlined, how each
+// reduction is tiled, where it is computed) and leaves the tile sizes open. Random annotation
+// (RandomAnnotation.h) fills them and adds parallel, vectorize and unroll annotations.
+//   - AlwaysInline: every stage that is neither an output nor a reduction (element-wise,
+//     injective, padding) is inlined into its consumers.
+//   - MultiLevelTiling: every reduction gets the "SSRSRS" structure: each spatial axis split in
+//     4 parts, each reduce axis in 2, reordered to S0 S1 R0 S2 R1 S3.
+//   - MultiLevelTilingWithFusion: when a reduction's only consumer is an element-wise output of
+//     the same shape (a bias or activation epilogue), the consumer's spatial axes are tiled like
+//     the reduction's outer levels and the reduction is computed at level 1 or 2 of the consumer
+//     (two sketches), so the epilogue runs on a tile while it is still in cache.
+//   - Element-wise root stages keep their loops.
+#pragma once
+
+#include "schedule/Step.h"
+#include "te/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clustune::search {
+
+// A SplitStep of a tiled axis whose factors (all 0 in the sketch) random annotation draws: a
+// factorisation of `extent` into `parts` loops. The first `unitLevels` factors (levels 1, ...)
+// are written as 1: at fusion level 2 the consumer iterates level 1, so the reduction computes
+// only the tile of levels 2 and 3 per attach iteration.
+struct TileSplit {
+  std::size_t step = 0;
+  std::int64_t extent = 0;
+  int parts = 0;
+  int unitLevels = 0;
+};
+
+// A SplitStep of a fused consumer's axis that follows the drawn factors [a1, a2, a3] of `tile`:
+// fusion level 1 gives {a1·a2·a3}, level 2 gives {a1, a2·a3}, so the consumer's outer loops
+// walk the reduction's outer tile levels.
+struct FollowSplit {
+  std::size_t step = 0;
+  std::size_t tile = 0; // index into Sketch::tiles
+  int level = 0;
+};
+
+struct Sketch {
+  std::string description;           // the rules applied, e.g. "inline(0) tile(1) fuse(1->3@2)"
+  std::vector<schedule::Step> steps; // split factors are 0 until annotation fills them
+  std::vector<TileSplit> tiles;
+  std::vector<FollowSplit> follows;
+  std::vector<int> tiledStages; // stages with the SSRSRS structure, in stage order
+};
+
+// Every sketch of the workload (at least one; the product of the per-reduction choices), in a
+// fixed order.
+std::vector<Sketch> generateSketches(const te::Workload& workload);
+
+} // namespace clustune::search

@@ -1,0 +1,318 @@
+// Sketch generation, random annotation and sampling (lib/search): the SSRSRS structure of a
+// tiled reduction, the fused epilogue of a convolution, random compute locations, and that
+// sampled schedules are distinct, deterministic per seed, prefix-stable in the sample count,
+// valid, and compute what the te reference interpreter computes.
+#include "ScheduleTestSupport.h"
+#include "graph/Task.h"
+#include "search/RandomAnnotation.h"
+#include "search/Sample.h"
+#include "search/Sketch.h"
+#include "support/Error.h"
+#include "te/Interpreter.h"
+#include "te/LowerTask.h"
+
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace clustune;
+using namespace clustune::search;
+using schedule::testing::allClose;
+using schedule::testing::randomInputs;
+using schedule::testing::runState;
+using Steps = std::vector<schedule::Step>;
+
+namespace {
+
+graph::TaskNode node(const std::string& op, std::vector<graph::TaskValueRef> inputs,
+                     graph::Shape shape, graph::PatternKind pattern,
+                     graph::Attributes attributes = {}) {
+  return graph::TaskNode{.op = op,
+                         .attributes = std::move(attributes),
+                         .inputs = std::move(inputs),
+                         .outputShapes = {std::move(shape)},
+                         .outputTypes = {graph::DataType::Float32},
+                         .pattern = pattern};
+}
+
+graph::TaskValueRef input(int index) {
+  return graph::TaskValueRef::input(index);
+}
+
+graph::TaskValueRef nodeOutput(int index) {
+  return graph::TaskValueRef::node(index, 0);
+}
+
+graph::Task finish(graph::Task task) {
+  graph::canonicalizeTask(task);
+  return task;
+}
+
+// Y = MatMul(A[m, k], B[k, n]).
+graph::Task matmulTask(std::int64_t m, std::int64_t n, std::int64_t k) {
+  graph::Task task;
+  task.inputs = {{.shape = {m, k}}, {.shape = {k, n}, .kind = graph::TaskInput::Kind::Weight}};
+  task.nodes = {node("MatMul", {input(0), input(1)}, {m, n}, graph::PatternKind::OutEWiseFusable)};
+  task.outputs = {nodeOutput(0)};
+  return finish(task);
+}
+
+// Y = MatMul(MatMul(A, B), C): the first product is a non-output reduction whose consumer is
+// another reduction, so it may move to the consumer's loops.
+graph::Task matmulChainTask(std::int64_t m, std::int64_t n, std::int64_t k) {
+  graph::Task task;
+  task.inputs = {{.shape = {m, k}},
+                 {.shape = {k, n}, .kind = graph::TaskInput::Kind::Weight},
+                 {.shape = {n, n}, .kind = graph::TaskInput::Kind::Weight}};
+  task.nodes = {
+      node("MatMul", {input(0), input(1)}, {m, n}, graph::PatternKind::OutEWiseFusable),
+      node("MatMul", {nodeOutput(0), input(2)}, {m, n}, graph::PatternKind::OutEWiseFusable)};
+  task.outputs = {nodeOutput(1)};
+  return finish(task);
+}
+
+// Y = Relu(Conv(X[1, 4, 10, 10], W[8, 4, 3, 3], bias[8]), pads 1): stages pad, conv, bias, relu.
+graph::Task convBiasReluTask() {
+  using Ints = std::vector<std::int64_t>;
+  graph::Task task;
+  task.inputs = {{.shape = {1, 4, 10, 10}},
+                 {.shape = {8, 4, 3, 3}, .kind = graph::TaskInput::Kind::Weight},
+                 {.shape = {8}, .kind = graph::TaskInput::Kind::Weight}};
+  const graph::Attributes attributes = {{"kernel_shape", Ints{3, 3}},
+                                        {"strides", Ints{1, 1}},
+                                        {"dilations", Ints{1, 1}},
+                                        {"pads", Ints{1, 1, 1, 1}},
+                                        {"group", std::int64_t{1}}};
+  task.nodes = {node("Conv", {input(0), input(1), input(2)}, {1, 8, 10, 10},
+                     graph::PatternKind::OutEWiseFusable, attributes),
+                node("Relu", {nodeOutput(0)}, {1, 8, 10, 10}, graph::PatternKind::ElemWise)};
+  task.outputs = {nodeOutput(1)};
+  return finish(task);
+}
+
+// Y = Relu(A + B) over [4, 6, 240]: 240 has 16 vector lengths from 2 to 64.
+graph::Task addReluTask() {
+  const graph::Shape shape = {4, 6, 240};
+  graph::Task task;
+  task.inputs = {{.shape = shape}, {.shape = shape}};
+  task.nodes = {node("Add", {input(0), input(1)}, shape, graph::PatternKind::ElemWise),
+                node("Relu", {nodeOutput(0)}, shape, graph::PatternKind::ElemWise)};
+  task.outputs = {nodeOutput(1)};
+  return finish(task);
+}
+
+std::string json(const Steps& steps) {
+  return schedule::toJson(steps).dump();
+}
+
+::testing::AssertionResult matchesReference(const te::Workload& workload, const Steps& steps) {
+  const std::vector<te::TensorData> inputs = randomInputs(workload, 11);
+  const std::vector<te::TensorData> expected = te::evaluateWorkload(workload, inputs);
+  const std::vector<te::TensorData> actual =
+      runState(workload, schedule::replay(workload, steps), inputs);
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    if (auto result = allClose(actual[k], expected[k], 1e-4); !result)
+      return result << " (output " << k << ") of " << json(steps);
+  return ::testing::AssertionSuccess();
+}
+
+// The checks every task's samples pass: the requested count, distinct JSON, replay, lowering
+// and (for every `checkEvery`-th sample) the values of the reference interpreter.
+void expectValidSamples(const graph::Task& task, int checkEvery) {
+  const te::Workload workload = te::lowerTask(task);
+  const std::vector<Steps> samples = sample(task, 50, 1, {.cores = 4});
+  ASSERT_EQ(samples.size(), 50u);
+  std::set<std::string> distinct;
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    distinct.insert(json(samples[k]));
+    const schedule::State state = schedule::replay(workload, samples[k]);
+    EXPECT_NO_THROW(schedule::lower(workload, state, "f"));
+    if (k % checkEvery == 0) {
+      EXPECT_TRUE(matchesReference(workload, samples[k])) << "sample " << k;
+    }
+  }
+  EXPECT_EQ(distinct.size(), samples.size());
+}
+
+int findStage(const schedule::State& state, bool reduction, bool output) {
+  for (std::size_t k = 0; k < state.stages().size(); ++k) {
+    const schedule::Stage& stage = state.stages()[k];
+    if (stage.tensor->isReduction() == reduction && stage.isOutput() == output)
+      return static_cast<int>(k);
+  }
+  return -1;
+}
+
+TEST(SearchSketch, MatmulIsTiledSSRSRS) {
+  const te::Workload workload = te::lowerTask(matmulTask(32, 48, 64));
+  const std::vector<Sketch> sketches = generateSketches(workload);
+  ASSERT_EQ(sketches.size(), 1u);
+  const Sketch& sketch = sketches[0];
+  // k, j, i from the innermost outwards; i at 0..3, j at 4..7, k at 8..9.
+  ASSERT_EQ(sketch.steps.size(), 4u);
+  EXPECT_EQ(std::get<schedule::SplitStep>(sketch.steps[0]).factors,
+            std::vector<std::int64_t>(1, 0));
+  EXPECT_EQ(std::get<schedule::SplitStep>(sketch.steps[1]).factors,
+            std::vector<std::int64_t>(3, 0));
+  const std::vector<int> ssrsrs = {0, 4, 1, 5, 8, 2, 6, 9, 3, 7};
+  EXPECT_EQ(std::get<schedule::ReorderStep>(sketch.steps[3]).order, ssrsrs);
+  ASSERT_EQ(sketch.tiles.size(), 3u);
+  EXPECT_EQ(sketch.tiles[0].extent, 64);
+
+  // With any factors filled in, the loops are S0 S1 R0 S2 R1 S3 over (i, j) and k.
+  Steps filled = sketch.steps;
+  for (const TileSplit& tile : sketch.tiles)
+    std::get<schedule::SplitStep>(filled[tile.step]).factors =
+        std::vector<std::int64_t>(tile.parts - 1, 2);
+  const schedule::State state = schedule::replay(workload, filled);
+  const schedule::Stage& stage = state.stages()[0];
+  ASSERT_EQ(stage.loops.size(), 10u);
+  std::string kinds;
+  for (std::size_t position = 0; position < stage.loops.size(); ++position)
+    kinds += stage.loop(position).kind == schedule::IteratorKind::Spatial ? 'S' : 'R';
+  EXPECT_EQ(kinds, "SSSSRSSRSS");
+
+  // Every sampled schedule starts from that sketch.
+  for (const Steps& steps : sample(workload, 20, 3))
+    EXPECT_EQ(std::get<schedule::ReorderStep>(steps.at(3)).order, ssrsrs);
+}
+
+TEST(SearchSketch, ConvolutionEpilogueFusesTheReductionAtLevelOneOrTwo) {
+  const te::Workload workload = te::lowerTask(convBiasReluTask());
+  const schedule::State initial = schedule::initialState(workload);
+  const int conv = findStage(initial, true, false);
+  const int relu = findStage(initial, false, true);
+  ASSERT_GE(conv, 0);
+  ASSERT_GE(relu, 0);
+  const std::vector<Sketch> sketches = generateSketches(workload);
+  ASSERT_EQ(sketches.size(), 2u);
+  std::set<int> targetLoops;
+  for (const Sketch& sketch : sketches) {
+    const auto& computeAt = std::get<schedule::ComputeAtStep>(sketch.steps.back());
+    EXPECT_EQ(computeAt.stage, conv);
+    EXPECT_EQ(computeAt.targetStage, relu);
+    targetLoops.insert(computeAt.targetIterator);
+    // The pad and bias stages are inlined, the conv is the only tiled stage.
+    EXPECT_EQ(sketch.tiledStages, std::vector<int>{conv});
+  }
+  // Level 1 is the last of the 4 outer loops, level 2 the last of the next 4.
+  EXPECT_EQ(targetLoops, (std::set<int>{3, 7}));
+
+  std::set<int> levelsSeen;
+  for (const Steps& steps : sample(workload, 30, 5)) {
+    const schedule::State state = schedule::replay(workload, steps);
+    EXPECT_TRUE(state.stages()[0].isInlined()); // padding
+    const schedule::ComputeLocation& location = state.stages()[conv].location;
+    EXPECT_EQ(location.kind, schedule::ComputeLocationKind::At);
+    EXPECT_EQ(location.targetStage, relu);
+    levelsSeen.insert(std::get<schedule::ComputeAtStep>(
+                          *std::find_if(steps.begin(), steps.end(),
+                                        [](const schedule::Step& step) {
+                                          return std::holds_alternative<schedule::ComputeAtStep>(
+                                              step);
+                                        }))
+                          .targetIterator);
+  }
+  EXPECT_EQ(levelsSeen, (std::set<int>{3, 7}));
+}
+
+TEST(SearchAnnotation, RandomFactorsAreExactWithAShortInnermostFactor) {
+  Rng rng(3);
+  for (std::int64_t extent : {1, 7, 64, 96, 128, 224, 1000}) {
+    for (int draw = 0; draw < 20; ++draw) {
+      const std::vector<std::int64_t> factors = randomFactors(extent, 4, rng);
+      ASSERT_EQ(factors.size(), 3u);
+      std::int64_t product = 1;
+      for (std::int64_t factor : factors)
+        product *= factor;
+      EXPECT_EQ(extent % product, 0) << extent;
+      EXPECT_LE(factors.back(), kMaxInnermostFactor);
+    }
+  }
+}
+
+TEST(SearchAnnotation, NonOutputReductionIsSometimesComputedAtItsConsumer) {
+  const te::Workload workload = te::lowerTask(matmulChainTask(16, 24, 32));
+  const schedule::State initial = schedule::initialState(workload);
+  const int first = findStage(initial, true, false);
+  ASSERT_GE(first, 0);
+  int atRoot = 0, atConsumer = 0;
+  for (const Steps& steps : sample(workload, 30, 9)) {
+    const schedule::State state = schedule::replay(workload, steps);
+    const auto kind = state.stages()[first].location.kind;
+    atRoot += kind == schedule::ComputeLocationKind::Root;
+    atConsumer += kind == schedule::ComputeLocationKind::At;
+  }
+  EXPECT_GT(atRoot, 0);
+  EXPECT_GT(atConsumer, 0);
+  expectValidSamples(matmulChainTask(16, 24, 32), 10);
+}
+
+TEST(SearchSample, MatmulSamplesAreDistinctValidAndCorrect) {
+  expectValidSamples(matmulTask(32, 48, 64), 7);
+}
+
+TEST(SearchSample, ConvolutionWithPadBiasReluSamplesAreDistinctValidAndCorrect) {
+  expectValidSamples(convBiasReluTask(), 10);
+}
+
+TEST(SearchSample, ElementwiseSamplesAreDistinctValidAndCorrect) {
+  expectValidSamples(addReluTask(), 10);
+  // Each sample parallelises and vectorizes the single root stage.
+  for (const Steps& steps : sample(addReluTask(), 10, 2, {.cores = 2})) {
+    const te::Workload workload = te::lowerTask(addReluTask());
+    const schedule::State state = schedule::replay(workload, steps);
+    const int relu = findStage(state, false, true);
+    const schedule::Stage& stage = state.stages()[relu];
+    EXPECT_EQ(stage.loop(0).annotation, schedule::Annotation::Parallel);
+    EXPECT_EQ(stage.loop(stage.loops.size() - 1).annotation, schedule::Annotation::Vectorize);
+  }
+}
+
+TEST(SearchSample, ScheduleTestWorkloadsSampleToTheirPlainReferences) {
+  namespace st = schedule::testing;
+  // Softmax has reductions with two consumers, the stencil chain inlined producers with
+  // overlapping windows, the total sum a reduction without spatial axes.
+  for (const st::TestWorkload& test :
+       {st::elementwiseChain(6, 20), st::matmul(12, 20, 36), st::paddedConvolution(3, 4, 6, 6),
+        st::softmax(5, 24), st::stencilChain(40), st::totalSum(6, 18)}) {
+    const std::vector<Steps> samples = sample(test.workload, 12, 4, {.cores = 2});
+    EXPECT_FALSE(samples.empty()) << test.workload.key;
+    for (const Steps& steps : samples)
+      EXPECT_TRUE(st::matchesReference(test, schedule::replay(test.workload, steps)))
+          << test.workload.key << ": " << json(steps);
+  }
+}
+
+TEST(SearchSample, NoVectorizeWithoutVectorLanes) {
+  for (const Steps& steps : sample(matmulTask(16, 32, 8), 20, 6, {.vectorLanes = 1}))
+    for (const schedule::Step& step : steps)
+      if (const auto* annotation = std::get_if<schedule::AnnotationStep>(&step)) {
+        EXPECT_NE(annotation->annotation, schedule::Annotation::Vectorize);
+      }
+}
+
+TEST(SearchSample, SameSeedSameSamplesAndPrefixStableInTheCount) {
+  const graph::Task task = convBiasReluTask();
+  const std::vector<Steps> fifty = sample(task, 50, 42);
+  const std::vector<Steps> again = sample(task, 50, 42);
+  const std::vector<Steps> ten = sample(task, 10, 42);
+  ASSERT_EQ(fifty.size(), 50u);
+  EXPECT_EQ(fifty, again);
+  ASSERT_EQ(ten.size(), 10u);
+  EXPECT_TRUE(std::equal(ten.begin(), ten.end(), fifty.begin()));
+  const std::vector<Steps> other = sample(task, 10, 43);
+  EXPECT_NE(other, ten);
+}
+
+TEST(SearchSample, SmallSpacesGiveFewerSamplesAndBadCountsThrow) {
+  // [2, 3]: no vector length to split off, only the unroll choices differ.
+  graph::Task task;
+  task.inputs = {{.shape = {2, 3}}};
+  task.nodes = {node("Relu", {input(0)}, {2, 3}, graph::PatternKind::ElemWise)};
+  task.outputs = {nodeOutput(0)};
+  const std::vector<Steps> samples = sample(finish(task), 50, 1);
+  EXPECT_EQ(samples.size(), std::size(kAutoUnrollChoices));
+  EXPECT_THROW(sample(finish(task), -1, 1), Error);
+}
+
+} // namespace
