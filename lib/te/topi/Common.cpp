@@ -180,4 +180,45 @@ Expr ReductionAxes::combine(Reducer reducer, Expr source) const {
   return axes_.empty() ? source : reduce(reducer, std::move(source), axes_);
 }
 
+// See Common.h. A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits
+// at position i * spread + offset, inside new spatial `extents`; every other position is `fill`.
+// With spread 1 this is padding (offset = the begin pad, negative offsets crop; 0 for
+// convolutions, the lowest value for max pooling); with spread s it is the zero-dilated input
+// of a transposed convolution. Returns `data` itself when the copy would be the identity.
+Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fill,
+                    const std::vector<std::int64_t>& spread,
+                    const std::vector<std::int64_t>& offset,
+                    const std::vector<std::int64_t>& extents) {
+  const std::size_t spatial = extents.size();
+  bool identity = true;
+  for (std::size_t axis = 0; axis < spatial; ++axis)
+    identity = identity && spread[axis] == 1 && offset[axis] == 0 &&
+               extents[axis] == data->shape[2 + axis];
+  if (identity)
+    return data;
+  Shape shape = {data->shape[0], data->shape[1]};
+  shape.insert(shape.end(), extents.begin(), extents.end());
+  return compute(name, shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> source = {indices[0], indices[1]};
+    Expr inBounds;
+    auto require = [&](Expr condition) { inBounds = inBounds ? inBounds && condition : condition; };
+    for (std::size_t axis = 0; axis < spatial; ++axis) {
+      const Expr& position = indices[2 + axis];
+      const std::int64_t lastSource = offset[axis] + (data->shape[2 + axis] - 1) * spread[axis];
+      const Expr shifted = position - intImm(offset[axis]);
+      // Only the tests that can fail are emitted, so a stage that just crops has no Select; they
+      // compare the position itself with constants, the simplest form for bound inference.
+      if (offset[axis] > 0)
+        require(position >= intImm(offset[axis]));
+      if (extents[axis] - 1 > lastSource)
+        require(position <= intImm(lastSource));
+      if (spread[axis] > 1)
+        require(floorMod(shifted, intImm(spread[axis])) == intImm(0));
+      source.push_back(floorDiv(shifted, intImm(spread[axis])));
+    }
+    Expr value = load(data, source);
+    return inBounds ? select(inBounds, value, fill) : value;
+  });
+}
+
 } // namespace clustune::te::topi

@@ -42,6 +42,15 @@ private:
   std::vector<IterVar> axes_;
 };
 
+// A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits at
+// position i * spread + offset, inside new spatial `extents`; every other position is `fill`.
+// Spread 1 gives padding (negative offsets crop); spread s the zero-dilated input of a
+// transposed convolution. Returns `data` itself when the copy would be the identity.
+Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fill,
+                    const std::vector<std::int64_t>& spread,
+                    const std::vector<std::int64_t>& offset,
+                    const std::vector<std::int64_t>& extents);
+
 // Requires between `required` and `maximum` operand slots, the first `required` present, and
 // between 1 and `maximumOutputs` outputs recorded by the task.
 void requireOperands(const OperatorContext& context, std::size_t required, std::size_t maximum);

@@ -79,47 +79,6 @@ void requireOutputShape(const OperatorContext& context, const Shape& computed) {
                  "], the task records [" + graph::shapeToString(outputShape(context)) + "]");
 }
 
-// A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits at
-// position i * spread + offset, inside new spatial `extents`; every other position is 0. With
-// spread 1 this is zero padding (offset = the begin pad, negative offsets crop); with spread s it
-// is the zero-dilated input of a transposed convolution. Returns `data` itself when the copy
-// would be the identity.
-Tensor spreadAndPad(const std::string& name, const Tensor& data,
-                    const std::vector<std::int64_t>& spread,
-                    const std::vector<std::int64_t>& offset,
-                    const std::vector<std::int64_t>& extents) {
-  const std::size_t spatial = extents.size();
-  bool identity = true;
-  for (std::size_t axis = 0; axis < spatial; ++axis)
-    identity = identity && spread[axis] == 1 && offset[axis] == 0 &&
-               extents[axis] == data->shape[2 + axis];
-  if (identity)
-    return data;
-  Shape shape = {data->shape[0], data->shape[1]};
-  shape.insert(shape.end(), extents.begin(), extents.end());
-  return compute(name, shape, [&](const std::vector<Expr>& indices) {
-    std::vector<Expr> source = {indices[0], indices[1]};
-    Expr inBounds;
-    auto require = [&](Expr condition) { inBounds = inBounds ? inBounds && condition : condition; };
-    for (std::size_t axis = 0; axis < spatial; ++axis) {
-      const Expr& position = indices[2 + axis];
-      const std::int64_t lastSource = offset[axis] + (data->shape[2 + axis] - 1) * spread[axis];
-      const Expr shifted = position - intImm(offset[axis]);
-      // Only the tests that can fail are emitted, so a stage that just crops has no Select; they
-      // compare the position itself with constants, the simplest form for bound inference.
-      if (offset[axis] > 0)
-        require(position >= intImm(offset[axis]));
-      if (extents[axis] - 1 > lastSource)
-        require(position <= intImm(lastSource));
-      if (spread[axis] > 1)
-        require(floorMod(shifted, intImm(spread[axis])) == intImm(0));
-      source.push_back(floorDiv(shifted, intImm(spread[axis])));
-    }
-    Expr value = load(data, source);
-    return inBounds ? select(inBounds, value, typedConstant(0.0, data->dtype)) : value;
-  });
-}
-
 // Adds bias[channel] to every element: a separate stage, since the convolution's body is a
 // Reduce and nothing may wrap it.
 Tensor addChannelBias(const OperatorContext& context, const Tensor& convolution,
@@ -163,9 +122,9 @@ std::vector<Tensor> lowerConv(const OperatorContext& context) {
   }
   requireOutputShape(context, resultShape);
 
-  const Tensor padded = spreadAndPad(context.stageName + ".pad", data,
-                                     std::vector<std::int64_t>(geometry.spatialRank, 1),
-                                     geometry.padsBegin, paddedExtents);
+  const Tensor padded = spreadAndPad(
+      context.stageName + ".pad", data, typedConstant(0.0, data->dtype),
+      std::vector<std::int64_t>(geometry.spatialRank, 1), geometry.padsBegin, paddedExtents);
   ReductionAxes axes;
   const Expr channelInGroup = axes.add(context.stageName + ".rc", inChannelsPerGroup);
   std::vector<Expr> kernelOffsets;
@@ -259,8 +218,9 @@ std::vector<Tensor> lowerConvTranspose(const OperatorContext& context) {
   }
   requireOutputShape(context, resultShape);
 
-  const Tensor dilated = spreadAndPad(context.stageName + ".dilate", data, geometry.strides,
-                                      dilatedOffsets, dilatedExtents);
+  const Tensor dilated =
+      spreadAndPad(context.stageName + ".dilate", data, typedConstant(0.0, data->dtype),
+                   geometry.strides, dilatedOffsets, dilatedExtents);
   ReductionAxes axes;
   const Expr channelInGroup = axes.add(context.stageName + ".rc", inChannelsPerGroup);
   std::vector<Expr> kernelOffsets;

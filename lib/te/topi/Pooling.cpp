@@ -96,35 +96,6 @@ PoolWindow readWindow(const OperatorContext& context, const Shape& data) {
   return window;
 }
 
-// `data` with padBegin elements of `padValue` before and enough after to reach `extents`;
-// `data` itself when nothing is added.
-Tensor pad(const std::string& name, const Tensor& data, const std::vector<std::int64_t>& padBegin,
-           const std::vector<std::int64_t>& extents, const Expr& padValue) {
-  bool identity = true;
-  for (std::size_t axis = 0; axis < extents.size(); ++axis)
-    identity = identity && padBegin[axis] == 0 && extents[axis] == data->shape[2 + axis];
-  if (identity)
-    return data;
-  Shape shape = {data->shape[0], data->shape[1]};
-  shape.insert(shape.end(), extents.begin(), extents.end());
-  return compute(name, shape, [&](const std::vector<Expr>& indices) {
-    std::vector<Expr> source = {indices[0], indices[1]};
-    Expr inBounds;
-    auto require = [&](Expr condition) { inBounds = inBounds ? inBounds && condition : condition; };
-    for (std::size_t axis = 0; axis < extents.size(); ++axis) {
-      const Expr& position = indices[2 + axis];
-      const std::int64_t end = padBegin[axis] + data->shape[2 + axis];
-      if (padBegin[axis] > 0)
-        require(position >= intImm(padBegin[axis]));
-      if (extents[axis] > end)
-        require(position < intImm(end));
-      source.push_back(position - intImm(padBegin[axis]));
-    }
-    Expr value = load(data, source);
-    return inBounds ? select(inBounds, value, padValue) : value;
-  });
-}
-
 // One Max or Sum reduction over each output position's window of `padded`.
 Tensor reduceWindows(const OperatorContext& context, const PoolWindow& window, const Tensor& padded,
                      Reducer reducer) {
@@ -146,8 +117,9 @@ std::vector<Tensor> lowerMaxPool(const OperatorContext& context) {
     throw Error("MaxPool indices output is not supported");
   const Tensor& data = poolData(context);
   const PoolWindow window = readWindow(context, data->shape);
-  const Tensor padded = pad(context.stageName + ".pad", data, window.padsBegin,
-                            window.paddedExtents, lowestValue(data->dtype));
+  const Tensor padded = spreadAndPad(context.stageName + ".pad", data, lowestValue(data->dtype),
+                                     std::vector<std::int64_t>(window.kernel.size(), 1),
+                                     window.padsBegin, window.paddedExtents);
   return {reduceWindows(context, window, padded, Reducer::Max)};
 }
 
@@ -206,8 +178,9 @@ std::vector<Tensor> lowerAveragePool(const OperatorContext& context) {
     context.fail("expects floating-point data");
   const PoolWindow window = readWindow(context, data->shape);
   const bool countPads = intAttribute(context, "count_include_pad") != 0;
-  const Tensor padded = pad(context.stageName + ".pad", data, window.padsBegin,
-                            window.paddedExtents, floatImm(0.0, data->dtype));
+  const Tensor padded = spreadAndPad(context.stageName + ".pad", data, floatImm(0.0, data->dtype),
+                                     std::vector<std::int64_t>(window.kernel.size(), 1),
+                                     window.padsBegin, window.paddedExtents);
   const Tensor sums = reduceWindows(context, window, padded, Reducer::Sum);
   return {compute(
       context.stageName + ".mean", window.resultShape, [&](const std::vector<Expr>& indices) {
