@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace clustune::schedule {
@@ -51,6 +52,27 @@ Value realValue(DataType dtype, double value) {
 
 Value intValue(DataType dtype, std::int64_t value) {
   return {.integer = wrapTo(dtype, value)};
+}
+
+// The comparisons, for integer and real operands alike; nullopt for any other kind.
+template <class T>
+std::optional<bool> compare(ExprKind kind, T a, T b) {
+  switch (kind) {
+  case ExprKind::Equal:
+    return a == b;
+  case ExprKind::NotEqual:
+    return a != b;
+  case ExprKind::Less:
+    return a < b;
+  case ExprKind::LessEqual:
+    return a <= b;
+  case ExprKind::Greater:
+    return a > b;
+  case ExprKind::GreaterEqual:
+    return a >= b;
+  default:
+    return std::nullopt;
+  }
 }
 
 std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
@@ -298,19 +320,9 @@ private:
         return realValue(dtype, a < b ? a : b);
       case ExprKind::Max:
         return realValue(dtype, a > b ? a : b);
-      case ExprKind::Equal:
-        return {.integer = a == b};
-      case ExprKind::NotEqual:
-        return {.integer = a != b};
-      case ExprKind::Less:
-        return {.integer = a < b};
-      case ExprKind::LessEqual:
-        return {.integer = a <= b};
-      case ExprKind::Greater:
-        return {.integer = a > b};
-      case ExprKind::GreaterEqual:
-        return {.integer = a >= b};
       default:
+        if (const auto comparison = compare(expr->kind, a, b))
+          return {.integer = *comparison};
         break;
       }
     } else {
@@ -338,19 +350,9 @@ private:
         return intValue(dtype, a < b ? a : b);
       case ExprKind::Max:
         return intValue(dtype, a > b ? a : b);
-      case ExprKind::Equal:
-        return {.integer = a == b};
-      case ExprKind::NotEqual:
-        return {.integer = a != b};
-      case ExprKind::Less:
-        return {.integer = a < b};
-      case ExprKind::LessEqual:
-        return {.integer = a <= b};
-      case ExprKind::Greater:
-        return {.integer = a > b};
-      case ExprKind::GreaterEqual:
-        return {.integer = a >= b};
       default:
+        if (const auto comparison = compare(expr->kind, a, b))
+          return {.integer = *comparison};
         break;
       }
     }
