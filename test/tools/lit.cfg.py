@@ -12,7 +12,8 @@ site_config = lit_config.params.get("clustune_site_config")
 if site_config is None:
     lit_config.fatal("run through ctest, or pass --param clustune_site_config=<build>/test/tools/lit.site.cfg.py")
 lit_config.load_config(config, site_config)
-config.test_exec_root = os.path.join(os.path.dirname(site_config), "output")
+config.test_exec_root = lit_config.params.get(
+    "clustune_exec_root", os.path.join(os.path.dirname(site_config), "output"))
 
 config.environment["PATH"] = os.pathsep.join(
     [config.clustune_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
