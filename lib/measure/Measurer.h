@@ -30,6 +30,9 @@ public:
   // Runs and checks one candidate that is already built (by build(), or by hand in tests).
   MeasureResult measureBuilt(const graph::Task& task, const BuildResult& built);
 
+  // Drops the cached reference outputs (a campaign moving on to the next task frees them).
+  void forgetReferences() { references_.clear(); }
+
   Runner& runner() { return runner_; }
 
 private:
