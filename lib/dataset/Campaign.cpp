@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <limits>
 #include <spdlog/spdlog.h>
 
 namespace clustune::dataset {
@@ -19,21 +20,32 @@ using Clock = std::chrono::steady_clock;
 class CampaignRun {
 public:
   CampaignRun(measure::Measurer& measurer, measure::RecordAppender& output, MeasuredIndex& index,
-              const CampaignOptions& options, std::size_t wantedRecords, int tasksInShard)
+              const CampaignOptions& options, std::size_t wantedRecords, int tasksInShard,
+              std::int64_t existingRecords)
       : measurer_(measurer), output_(output), index_(index), options_(options),
-        progress_("measure", wantedRecords), tasksInShard_(tasksInShard) {
+        progress_("measure", wantedRecords), tasksInShard_(tasksInShard),
+        existingRecords_(existingRecords) {
     summary_.tasks = tasksInShard;
   }
 
   void measureTask(const graph::Task& task);
-  bool outOfTime() const {
-    return options_.timeBudgetSeconds > 0 && elapsedSeconds() >= options_.timeBudgetSeconds;
+  // How many more records may be written: 0 once a limit is reached (recorded in the summary).
+  std::int64_t recordsAllowed() {
+    if (options_.timeBudgetSeconds > 0 && elapsedSeconds() >= options_.timeBudgetSeconds) {
+      summary_.stoppedBy = "time_budget";
+      return 0;
+    }
+    if (options_.maxRecords <= 0)
+      return std::numeric_limits<std::int64_t>::max();
+    const std::int64_t left = options_.maxRecords - existingRecords_ - summary_.records;
+    if (left <= 0)
+      summary_.stoppedBy = "max_records";
+    return std::max<std::int64_t>(0, left);
   }
   void taskDone() {
     ++tasksDone_;
     showProgress();
   }
-  void stopForBudget() { summary_.stoppedByBudget = true; }
   CampaignSummary finish() {
     progress_.finish();
     summary_.seconds = elapsedSeconds();
@@ -57,6 +69,7 @@ private:
   Progress progress_;
   int tasksInShard_;
   int tasksDone_ = 0;
+  std::int64_t existingRecords_;
   CampaignSummary summary_;
   Clock::time_point start_ = Clock::now();
 };
@@ -122,13 +135,12 @@ void CampaignRun::measureTask(const graph::Task& task) {
       return;
     }
     while (next < candidates.size() && progress.valid < perTask) {
-      if (outOfTime()) {
-        summary_.stoppedByBudget = true;
+      const std::int64_t allowed = recordsAllowed();
+      if (allowed == 0)
         return;
-      }
       // Only as many as could still be needed, assuming each turns out valid.
-      const std::size_t room =
-          static_cast<std::size_t>(std::min(options_.batchSize, perTask - progress.valid));
+      const std::size_t room = static_cast<std::size_t>(
+          std::min<std::int64_t>(allowed, std::min(options_.batchSize, perTask - progress.valid)));
       std::vector<std::size_t> positions;
       for (; next < candidates.size() && positions.size() < room; ++next)
         if (!progress.measured.contains(measure::scheduleText(candidates[next])))
@@ -182,6 +194,9 @@ CampaignSummary runCampaign(const std::vector<graph::Task>& tasks, measure::Meas
     throw Error("the batch size must be at least 1, got " + std::to_string(options.batchSize));
   std::size_t wanted = 0;
   int tasksInShard = 0;
+  std::int64_t existingRecords = 0;
+  for (const auto& [key, progress] : index)
+    existingRecords += static_cast<std::int64_t>(progress.measured.size());
   for (std::size_t position = 0; position < tasks.size(); ++position) {
     if (!options.shard.contains(position))
       continue;
@@ -190,14 +205,12 @@ CampaignSummary runCampaign(const std::vector<graph::Task>& tasks, measure::Meas
     const int valid = found == index.end() ? 0 : found->second.valid;
     wanted += static_cast<std::size_t>(std::max(0, options.perTask - valid));
   }
-  CampaignRun run(measurer, output, index, options, wanted, tasksInShard);
+  CampaignRun run(measurer, output, index, options, wanted, tasksInShard, existingRecords);
   for (std::size_t position = 0; position < tasks.size(); ++position) {
     if (!options.shard.contains(position))
       continue;
-    if (run.outOfTime()) {
-      run.stopForBudget();
+    if (run.recordsAllowed() == 0)
       break;
-    }
     run.measureTask(tasks[position]);
     run.taskDone();
     // Each task's reference outputs are needed only while it is measured.

@@ -31,8 +31,10 @@ struct CampaignOptions {
   search::SampleOptions sampling = {};
   int batchSize = 16;           // candidates built together, then run one by one
   double timeBudgetSeconds = 0; // no new batch starts after this; 0 = no limit
-  int maxCandidatesFactor = 4;  // at most perTask × this candidates per task
-  std::string target = {};      // written into every record
+  // The output holds at most this many records, counting those it had; 0 = no limit.
+  std::int64_t maxRecords = 0;
+  int maxCandidatesFactor = 4; // at most perTask × this candidates per task
+  std::string target = {};     // written into every record
 };
 
 // What a log already holds per task: the schedules measured and how many were valid.
@@ -55,7 +57,7 @@ struct CampaignSummary {
   std::map<std::string, std::int64_t> errors; // kind -> records of this run
   std::vector<double> compileSeconds;         // per built candidate of this run
   double seconds = 0;
-  bool stoppedByBudget = false;
+  std::string stoppedBy = {}; // "", "time_budget" or "max_records"
 };
 
 // The sampling seed of a task: records keep it, so `search::sample(task, k + 1, seed)[k]`

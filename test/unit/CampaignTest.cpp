@@ -67,7 +67,7 @@ TEST_F(CampaignTest, EachTaskGetsItsValidRecordsAndAnUnsampleableTaskIsSkipped) 
   EXPECT_EQ(summary.tasks, 3);
   EXPECT_EQ(summary.tasksSkipped, 1);
   EXPECT_EQ(summary.tasksComplete + summary.tasksExhausted, 2);
-  EXPECT_FALSE(summary.stoppedByBudget);
+  EXPECT_EQ(summary.stoppedBy, "");
   const MeasuredIndex index = indexRecords(path("records.jsonl"));
   EXPECT_EQ(index.at(tasks()[0].key).valid, 3);
   EXPECT_TRUE(summary.errors.empty()); // sampled schedules of tiny tasks all run correctly
@@ -126,8 +126,21 @@ TEST_F(CampaignTest, AnExhaustedBudgetStartsNothing) {
   CampaignOptions limited = options(3);
   limited.timeBudgetSeconds = 1e-9;
   const CampaignSummary summary = run(path("records.jsonl"), limited);
-  EXPECT_TRUE(summary.stoppedByBudget);
+  EXPECT_EQ(summary.stoppedBy, "time_budget");
   EXPECT_EQ(summary.records, 0);
+}
+
+TEST_F(CampaignTest, TheRecordLimitCountsWhatTheOutputHeld) {
+  CampaignOptions firstRun = options(3);
+  firstRun.maxRecords = 2;
+  const CampaignSummary first = run(path("records.jsonl"), firstRun);
+  EXPECT_EQ(first.records, 2);
+  EXPECT_EQ(first.stoppedBy, "max_records");
+  firstRun.maxRecords = 5;
+  const CampaignSummary second = run(path("records.jsonl"), firstRun);
+  EXPECT_EQ(second.records, 3);
+  EXPECT_EQ(second.stoppedBy, "max_records");
+  EXPECT_EQ(measured(path("records.jsonl")).size(), 5u);
 }
 
 TEST_F(CampaignTest, BadOptionsAreErrors) {

@@ -43,7 +43,8 @@ nlohmann::ordered_json summaryJson(const dataset::CampaignSummary& summary,
   json["valid_per_second"] = static_cast<double>(summary.valid) / seconds;
   json["compile_seconds_median"] =
       summary.compileSeconds.empty() ? 0.0 : median(summary.compileSeconds);
-  json["stopped_by_time_budget"] = summary.stoppedByBudget;
+  json["stopped_by"] = summary.stoppedBy.empty() ? nlohmann::ordered_json()
+                                                 : nlohmann::ordered_json(summary.stoppedBy);
   return json;
 }
 
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   int batchSize = 16;
   double timeBudget = 0, timeout = 10;
+  std::int64_t maxRecords = 0;
   measure::TimingOptions timing{.number = 1, .repeat = 3, .minRepeatMs = 10, .cacheFlush = false};
   app.add_option("tasks", tasksPath, "tasks.jsonl from clustune-partition ('-' reads stdin)")
       ->required();
@@ -71,6 +73,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--time-budget", timeBudget,
                  "Start no new batch after this many seconds (0: no limit); rerun to resume")
+      ->capture_default_str();
+  app.add_option("--max-records", maxRecords,
+                 "Stop once the output holds this many records, old and new (0: no limit)")
       ->capture_default_str();
   app.add_option("--jobs", jobs, "Compiler threads")->capture_default_str();
   app.add_option("--threads", threads, "Threads of the measured kernels (0: the target's cores)")
@@ -92,9 +97,10 @@ int main(int argc, char** argv) {
     if (perTask < 1)
       throw Error("--per-task must be at least 1, got " + std::to_string(perTask));
     if (jobs < 1 || batchSize < 1 || threads < 0 || timing.repeat < 1 || timeout <= 0 ||
-        timeBudget < 0 || timing.minRepeatMs < 0)
-      throw Error("--jobs, --batch-size and --repeat must be at least 1, --threads, "
-                  "--time-budget and --min-repeat-ms non-negative, --timeout positive");
+        timeBudget < 0 || timing.minRepeatMs < 0 || maxRecords < 0)
+      throw Error(
+          "--jobs, --batch-size and --repeat must be at least 1, --threads, "
+          "--time-budget, --max-records and --min-repeat-ms non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
     const codegen::CpuTarget target =
         targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
@@ -121,6 +127,7 @@ int main(int argc, char** argv) {
     options.sampling = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32};
     options.batchSize = batchSize;
     options.timeBudgetSeconds = timeBudget;
+    options.maxRecords = maxRecords;
     options.target = fmt::format("llvm -mcpu={} -threads={}", target.cpu, kernelThreads);
 
     measure::RecordAppender output(outputPath);
