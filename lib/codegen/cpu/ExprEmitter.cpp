@@ -422,7 +422,16 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
     else
       loaded = builder_.CreateAlignedLoad(vectorType, address, align);
   } else {
-    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitIndex(index));
+    llvm::Value* laneIndices = emitIndex(index);
+    // Gathers index with 32-bit lanes wherever the buffer allows (the indices of active lanes
+    // are below its size). Besides filling a zmm register with 16 lanes instead of 8, this
+    // avoids an LLVM 19 register-allocation bug: a 64-bit-index gather of 32-bit elements
+    // (ymm destination, zmm index) can be given the same register for both, an encoding the
+    // CPU rejects with SIGILL. test/unit/CpuCodegenGatherTest.cpp holds the kernel that hit it.
+    if (laneIndices->getType()->isVectorTy() && buffer->elements <= INT32_MAX)
+      laneIndices = builder_.CreateTrunc(
+          laneIndices, llvm::FixedVectorType::get(builder_.getInt32Ty(), laneCount(laneIndices)));
+    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, laneIndices);
     if (lanes_ && (address->getType()->isVectorTy() || lanes_->mask)) {
       // Strided or irregular lanes, or a lane-invariant address that only the active lanes
       // may touch: a gather.
