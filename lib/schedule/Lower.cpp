@@ -9,6 +9,7 @@
 #include "schedule/Simplify.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cassert>
 #include <functional>
 #include <map>
@@ -127,10 +128,18 @@ public:
                                      .origin = std::vector<Expr>(tensor->shape.size(), intImm(0)),
                                      .shape = tensor->shape};
     }
-    for (const Tensor& output : workload_.outputs) {
-      const int stage = state_.stageIndex(output.get());
-      assert(stage >= 0 && state_.stages()[stage].isOutput());
-      function.arguments.push_back(realizations_.at(state_.stages()[stage].tensor.get()).buffer);
+    // By output position, not by tensor: cache_write and rfactor replace an output's tensor.
+    // A tensor listed twice among the outputs is one stage, at its first position.
+    for (std::size_t k = 0; k < workload_.outputs.size(); ++k) {
+      std::size_t first = 0;
+      while (workload_.outputs[first] != workload_.outputs[k])
+        ++first;
+      const auto stage =
+          std::find_if(state_.stages().begin(), state_.stages().end(), [&](const Stage& candidate) {
+            return candidate.outputIndex == static_cast<int>(first);
+          });
+      assert(stage != state_.stages().end());
+      function.arguments.push_back(realizations_.at(stage->tensor.get()).buffer);
     }
 
     std::vector<Stmt> nests;
