@@ -6,6 +6,7 @@
 
 #include "schedule/BoundInference.h"
 #include "schedule/ExprUtil.h"
+#include "schedule/IteratorValues.h"
 #include "schedule/Simplify.h"
 #include "support/Error.h"
 
@@ -246,39 +247,9 @@ private:
         nest.firstReduce = position;
     }
 
-    // From the loops back to the axes: later relations consume the outputs of earlier ones, so
-    // in reverse order every relation's outputs already have values.
-    for (auto relation = stage.relations.rbegin(); relation != stage.relations.rend(); ++relation) {
-      if (relation->kind == IteratorRelation::Kind::Split) {
-        const int parent = relation->inputs[0];
-        Expr value = intImm(0);
-        std::int64_t stride = 1;
-        for (std::size_t k = relation->outputs.size(); k-- > 0;) {
-          value = values[relation->outputs[k]] * intImm(stride) + value;
-          stride *= nest.extents[relation->outputs[k]];
-        }
-        values[parent] = value;
-        std::int64_t product = 1;
-        for (std::int64_t factor : relation->factors)
-          product *= factor;
-        if (nest.extents[parent] % product != 0) {
-          auto& guards = stage.iterators[parent].kind == IteratorKind::Spatial ? nest.spatialGuards
-                                                                               : nest.reduceGuards;
-          guards.push_back(value < intImm(nest.extents[parent]));
-        }
-      } else {
-        const Expr fused = values[relation->outputs[0]];
-        std::int64_t stride = 1;
-        for (std::size_t k = relation->inputs.size(); k-- > 0;) {
-          const int part = relation->inputs[k];
-          Expr value = stride == 1 ? fused : floorDiv(fused, intImm(stride));
-          if (k > 0)
-            value = floorMod(value, intImm(nest.extents[part]));
-          values[part] = value;
-          stride *= nest.extents[part];
-        }
-      }
-    }
+    for (const SplitGuard& guard : recombineIteratorValues(stage, nest.extents, values))
+      (guard.kind == IteratorKind::Spatial ? nest.spatialGuards : nest.reduceGuards)
+          .push_back(guard.condition);
 
     VarMap axisValues;
     for (std::size_t d = 0; d < spatialCount; ++d) {

@@ -1,61 +1,17 @@
 // See DagRewrite.h: the tensors of rfactor, after TVM's Schedule::rfactor. The reduce loops of
 // the stage (split and fused as the steps before left them) become the partial tensor's
 // iteration space: the factored loop a spatial dimension, the others its reduce axes, and each
-// original reduce axis an index expression of those loops, recombined exactly as lowering
-// recombines loops into axes.
+// original reduce axis an index expression of those loops (IteratorValues.h), recombined
+// exactly as lowering recombines loops into axes.
 #include "schedule/DagRewrite.h"
 #include "schedule/ExprUtil.h"
+#include "schedule/IteratorValues.h"
 
 #include <cassert>
 
 namespace clustune::schedule {
 
 using namespace te;
-
-namespace {
-
-std::int64_t product(const std::vector<std::int64_t>& factors) {
-  std::int64_t result = 1;
-  for (std::int64_t factor : factors)
-    result *= factor;
-  return result;
-}
-
-// The value of every iterator reachable from the current loops, given the loops' values, and
-// the conditions under which the loops name a point inside every split iterator (a split whose
-// factors do not divide runs past its parent's extent).
-void recombine(const Stage& stage, std::vector<Expr>& values, std::vector<Expr>& guards) {
-  // Later relations consume the outputs of earlier ones: in reverse order every relation's
-  // outputs already have values.
-  for (auto relation = stage.relations.rbegin(); relation != stage.relations.rend(); ++relation) {
-    if (relation->kind == IteratorRelation::Kind::Split) {
-      const int parent = relation->inputs[0];
-      Expr value = intImm(0);
-      std::int64_t stride = 1;
-      for (std::size_t k = relation->outputs.size(); k-- > 0;) {
-        value = values[relation->outputs[k]] * intImm(stride) + value;
-        stride *= stage.iterators[relation->outputs[k]].extent;
-      }
-      values[parent] = value;
-      const std::int64_t parentExtent = stage.iterators[parent].extent;
-      if (parentExtent % product(relation->factors) != 0)
-        guards.push_back(value < intImm(parentExtent));
-    } else {
-      const Expr fused = values[relation->outputs[0]];
-      std::int64_t stride = 1;
-      for (std::size_t k = relation->inputs.size(); k-- > 0;) {
-        const int part = relation->inputs[k];
-        Expr value = stride == 1 ? fused : floorDiv(fused, intImm(stride));
-        if (k > 0)
-          value = floorMod(value, intImm(stage.iterators[part].extent));
-        values[part] = value;
-        stride *= stage.iterators[part].extent;
-      }
-    }
-  }
-}
-
-} // namespace
 
 StagePair rfactorTensors(const Stage& stage, int loopPosition, int factorAxis) {
   const Tensor& tensor = stage.tensor;
@@ -91,8 +47,12 @@ StagePair rfactorTensors(const Stage& stage, int loopPosition, int factorAxis) {
     remainingReduceAxes.push_back({makeVar(loop.name), loop.extent});
     values[stage.loops[position]] = varExpr(remainingReduceAxes.back().var);
   }
+  std::vector<std::int64_t> extents;
+  for (const Iterator& iterator : stage.iterators)
+    extents.push_back(iterator.extent);
   std::vector<Expr> guards;
-  recombine(stage, values, guards);
+  for (const SplitGuard& guard : recombineIteratorValues(stage, extents, values))
+    guards.push_back(guard.condition);
 
   VarMap axisValues;
   for (std::size_t d = 0; d < spatialCount; ++d)
