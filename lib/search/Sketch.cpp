@@ -70,6 +70,8 @@ bool needsRfactor(const Stage& stage) {
   return space < reduce;
 }
 
+// Appends a step to the sketch and applies it to the structural state, where a factor still to
+// be drawn counts as 1 (always legal, and the loop structure is the same).
 void push(PartialSketch& partial, const Step& step) {
   partial.sketch.steps.push_back(step);
   Step structural = step;
