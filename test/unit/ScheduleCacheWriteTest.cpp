@@ -1,7 +1,8 @@
 // The cache_write step (lib/schedule/CacheWrite.cpp, State.cpp): its JSON form, Ansor's stage
 // renumbering, the reasons it is refused, and that lowering with the cache computed at a tile
 // of the copy (with non-divisible splits, padding and an epilogue) computes what the te
-// reference interpreter computes, in the loop interpreter and in LLVM-compiled code.
+// reference interpreter computes, in the loop interpreter and in LLVM-compiled code, where the
+// tile stays in registers.
 #include "CpuCodegenTestSupport.h"
 #include "ScheduleTestSupport.h"
 #include "schedule/Lower.h"
@@ -264,6 +265,29 @@ TEST(ScheduleCacheWrite, CompiledCacheWriteScheduleMatchesTheReference) {
   TensorData output(DataType::Float32, {18, 40});
   cg::run(kernel, {inputs[0].data(), inputs[1].data(), output.data()});
   EXPECT_TRUE(allClose(output, expected[0], 1e-5)) << te::toString(function);
+}
+
+// The point of the step: with the cache's tile loops unrolled and vectorized, LLVM keeps the
+// whole 8 x 32 accumulator tile in vector registers; no stack buffer survives optimisation.
+TEST(ScheduleCacheWrite, TheCompiledTileAccumulatesInRegisters) {
+  const TestWorkload test = matmul(64, 64, 64);
+  const State state =
+      replay(test.workload,
+             {CacheWriteStep{.stage = 0}, SplitStep{.stage = 1, .iterator = 1, .factors = {32}},
+              SplitStep{.stage = 1, .iterator = 0, .factors = {8}},
+              ReorderStep{.stage = 1, .order = {0, 2, 1, 3}},
+              ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 1},
+              SplitStep{.stage = 0, .iterator = 2, .factors = {8}},
+              ReorderStep{.stage = 0, .order = {2, 3, 0, 1}},
+              AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::Unroll},
+              AnnotationStep{.stage = 0, .iterator = 3, .annotation = Annotation::Vectorize},
+              AnnotationStep{.stage = 1, .iterator = 3, .annotation = Annotation::Vectorize}});
+  const te::LoweredFunction function = lower(test.workload, state, "tile");
+  EXPECT_NE(te::toString(function).find("allocate C.local: float32[256]"), std::string::npos);
+  const std::string ir =
+      clustune::codegen::emitLlvmIr(function, clustune::codegen::testing::host());
+  EXPECT_EQ(ir.find("alloca"), std::string::npos) << ir;
+  EXPECT_NE(ir.find(" x float>"), std::string::npos) << ir;
 }
 
 } // namespace
