@@ -6,9 +6,11 @@
 
 #include "schedule/BoundInference.h"
 #include "schedule/ExprUtil.h"
+#include "schedule/IteratorValues.h"
 #include "schedule/Simplify.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cassert>
 #include <functional>
 #include <map>
@@ -127,10 +129,18 @@ public:
                                      .origin = std::vector<Expr>(tensor->shape.size(), intImm(0)),
                                      .shape = tensor->shape};
     }
-    for (const Tensor& output : workload_.outputs) {
-      const int stage = state_.stageIndex(output.get());
-      assert(stage >= 0 && state_.stages()[stage].isOutput());
-      function.arguments.push_back(realizations_.at(state_.stages()[stage].tensor.get()).buffer);
+    // By output position, not by tensor: cache_write and rfactor replace an output's tensor.
+    // A tensor listed twice among the outputs is one stage, at its first position.
+    for (std::size_t k = 0; k < workload_.outputs.size(); ++k) {
+      std::size_t first = 0;
+      while (workload_.outputs[first] != workload_.outputs[k])
+        ++first;
+      const auto stage =
+          std::find_if(state_.stages().begin(), state_.stages().end(), [&](const Stage& candidate) {
+            return candidate.outputIndex == static_cast<int>(first);
+          });
+      assert(stage != state_.stages().end());
+      function.arguments.push_back(realizations_.at(stage->tensor.get()).buffer);
     }
 
     std::vector<Stmt> nests;
@@ -237,39 +247,9 @@ private:
         nest.firstReduce = position;
     }
 
-    // From the loops back to the axes: later relations consume the outputs of earlier ones, so
-    // in reverse order every relation's outputs already have values.
-    for (auto relation = stage.relations.rbegin(); relation != stage.relations.rend(); ++relation) {
-      if (relation->kind == IteratorRelation::Kind::Split) {
-        const int parent = relation->inputs[0];
-        Expr value = intImm(0);
-        std::int64_t stride = 1;
-        for (std::size_t k = relation->outputs.size(); k-- > 0;) {
-          value = values[relation->outputs[k]] * intImm(stride) + value;
-          stride *= nest.extents[relation->outputs[k]];
-        }
-        values[parent] = value;
-        std::int64_t product = 1;
-        for (std::int64_t factor : relation->factors)
-          product *= factor;
-        if (nest.extents[parent] % product != 0) {
-          auto& guards = stage.iterators[parent].kind == IteratorKind::Spatial ? nest.spatialGuards
-                                                                               : nest.reduceGuards;
-          guards.push_back(value < intImm(nest.extents[parent]));
-        }
-      } else {
-        const Expr fused = values[relation->outputs[0]];
-        std::int64_t stride = 1;
-        for (std::size_t k = relation->inputs.size(); k-- > 0;) {
-          const int part = relation->inputs[k];
-          Expr value = stride == 1 ? fused : floorDiv(fused, intImm(stride));
-          if (k > 0)
-            value = floorMod(value, intImm(nest.extents[part]));
-          values[part] = value;
-          stride *= nest.extents[part];
-        }
-      }
-    }
+    for (const SplitGuard& guard : recombineIteratorValues(stage, nest.extents, values))
+      (guard.kind == IteratorKind::Spatial ? nest.spatialGuards : nest.reduceGuards)
+          .push_back(guard.condition);
 
     VarMap axisValues;
     for (std::size_t d = 0; d < spatialCount; ++d) {

@@ -2,6 +2,8 @@
 // legality checks that make an illegal step an InvalidScheduleError instead of wrong code.
 #include "schedule/State.h"
 
+#include "schedule/DagRewrite.h"
+
 #include <algorithm>
 #include <cassert>
 #include <functional>
@@ -20,6 +22,27 @@ std::string stageList(const State& state, const std::vector<int>& stages) {
   for (std::size_t i = 0; i < stages.size(); ++i)
     text << (i ? ", " : "") << '\'' << state.stages()[stages[i]].tensor->name << '\'';
   return text.str();
+}
+
+// A stage computed at root with its axes as loops: spatial axes outermost, then reduce axes.
+Stage initialStage(const te::Tensor& tensor, int outputIndex) {
+  assert(tensor->kind == te::TensorKind::Compute);
+  Stage stage{
+      .tensor = tensor, .outputIndex = outputIndex, .iterators = {}, .relations = {}, .loops = {}};
+  auto addAxis = [&](const te::IterVar& axis, IteratorKind kind) {
+    stage.loops.push_back(static_cast<int>(stage.iterators.size()));
+    stage.iterators.push_back({.name = axis.var->name,
+                               .extent = axis.extent,
+                               .kind = kind,
+                               .origin = IteratorOrigin::Axis,
+                               .axis = static_cast<int>(stage.iterators.size())});
+  };
+  for (const te::IterVar& axis : tensor->axes)
+    addAxis(axis, IteratorKind::Spatial);
+  if (tensor->isReduction())
+    for (const te::IterVar& axis : tensor->body->reduceAxes)
+      addAxis(axis, IteratorKind::Reduce);
+  return stage;
 }
 
 } // namespace
@@ -216,6 +239,39 @@ public:
     stage.autoUnrollMaxStep = pragma.autoUnrollMaxStep;
   }
 
+  void operator()(const CacheWriteStep& cacheWrite) {
+    const Stage& stage = mutableStage(cacheWrite.stage, true);
+    if (cacheWrite.scope != "local")
+      fail("unknown scope '" + cacheWrite.scope + "' (the CPU has only \"local\")");
+    checkUntouchedRootStage(cacheWrite.stage, "cache_write");
+    if (!stage.relations.empty() || !std::is_sorted(stage.loops.begin(), stage.loops.end()))
+      fail("cache_write must come before any loop step on stage '" + stage.tensor->name +
+           "' (its loops start afresh, as in Ansor)");
+    replaceStage(cacheWrite.stage, cacheWriteTensors(stage.tensor));
+  }
+
+  void operator()(const RfactorStep& rfactor) {
+    const Stage& stage = mutableStage(rfactor.stage, true);
+    const std::string& name = stage.tensor->name;
+    if (!stage.tensor->isReduction())
+      fail("stage '" + name + "' is not a reduction");
+    checkUntouchedRootStage(rfactor.stage, "rfactor");
+    const Iterator& iterator = stage.loop(checkedLoop(stage, rfactor.iterator));
+    if (iterator.kind != IteratorKind::Reduce)
+      fail("iterator '" + iterator.name + "' is not a reduce iterator");
+    for (const IteratorRelation& relation : stage.relations)
+      if (stage.iterators[relation.inputs[0]].kind != IteratorKind::Reduce)
+        fail("rfactor needs the spatial iterators of stage '" + name +
+             "' untransformed (split or fuse only its reduce iterators before it)");
+    if (rfactor.factorIteratorPosition < 0 ||
+        rfactor.factorIteratorPosition > stage.spatialAxisCount())
+      fail("factor position " + std::to_string(rfactor.factorIteratorPosition) +
+           " is not between 0 and the " + std::to_string(stage.spatialAxisCount()) +
+           " spatial axes of stage '" + name + "'");
+    replaceStage(rfactor.stage,
+                 rfactorTensors(stage, rfactor.iterator, rfactor.factorIteratorPosition));
+  }
+
 private:
   [[noreturn]] void fail(const std::string& reason) const {
     throw InvalidScheduleError(state_.steps_.size(), step_, reason);
@@ -260,6 +316,51 @@ private:
     }
   }
 
+  // cache_write and rfactor rebuild the stage from its tensors, so nothing done to it may be
+  // lost silently: no annotation, pragma or compute location, and no stage computed at it
+  // (which would have to follow the computation into the new producer).
+  void checkUntouchedRootStage(int index, const char* step) const {
+    const Stage& stage = state_.stages_[index];
+    const std::string& name = stage.tensor->name;
+    if (stage.location.kind != ComputeLocationKind::Root)
+      fail(std::string(step) + " needs stage '" + name + "' at root");
+    for (const Iterator& iterator : stage.iterators)
+      if (iterator.annotation != Annotation::None)
+        fail(std::string(step) + " must come before annotating stage '" + name + "'");
+    if (stage.autoUnrollMaxStep != 0)
+      fail(std::string(step) + " must come before the pragma of stage '" + name + "'");
+    std::vector<int> attached;
+    for (std::size_t i = 0; i < state_.stages_.size(); ++i)
+      if (state_.stages_[i].location.kind == ComputeLocationKind::At &&
+          state_.stages_[i].location.targetStage == index)
+        attached.push_back(static_cast<int>(i));
+    if (!attached.empty())
+      fail(std::string(step) + " of stage '" + name + "' must come before computing " +
+           stageList(state_, attached) + " at it");
+  }
+
+  // Ansor's stage renumbering: the pair's producer takes `index`, its consumer index + 1 with
+  // the replaced stage's output position, and every later stage moves up by one. Later stages
+  // keep their loops but read the consumer instead of the replaced tensor.
+  void replaceStage(int index, const StagePair& pair) {
+    std::vector<Stage>& stages = state_.stages_;
+    const te::TensorNode* replaced = stages[index].tensor.get();
+    const int outputIndex = stages[index].outputIndex;
+    stages[index] = initialStage(pair.consumer, outputIndex);
+    stages.insert(stages.begin() + index, initialStage(pair.producer, -1));
+    for (Stage& stage : stages)
+      if (stage.location.kind == ComputeLocationKind::At && stage.location.targetStage >= index)
+        ++stage.location.targetStage;
+    TensorReplacements replacements = {{replaced, pair.consumer}};
+    for (std::size_t i = index + 2; i < stages.size(); ++i) {
+      const te::Tensor rebuilt = withReplacedProducers(stages[i].tensor, replacements);
+      if (rebuilt.get() != stages[i].tensor.get()) {
+        replacements[stages[i].tensor.get()] = rebuilt;
+        stages[i].tensor = rebuilt;
+      }
+    }
+  }
+
   static int addIterator(Stage& stage, Iterator iterator) {
     stage.iterators.push_back(std::move(iterator));
     return static_cast<int>(stage.iterators.size()) - 1;
@@ -280,25 +381,11 @@ private:
 State initialState(const te::Workload& workload) {
   State state;
   for (const te::Tensor& tensor : workload.stages) {
-    assert(tensor->kind == te::TensorKind::Compute);
-    Stage stage{.tensor = tensor, .iterators = {}, .relations = {}, .loops = {}};
+    int outputIndex = -1;
     for (std::size_t k = 0; k < workload.outputs.size(); ++k)
-      if (workload.outputs[k] == tensor && stage.outputIndex < 0)
-        stage.outputIndex = static_cast<int>(k);
-    auto addAxis = [&](const te::IterVar& axis, IteratorKind kind) {
-      stage.loops.push_back(static_cast<int>(stage.iterators.size()));
-      stage.iterators.push_back({.name = axis.var->name,
-                                 .extent = axis.extent,
-                                 .kind = kind,
-                                 .origin = IteratorOrigin::Axis,
-                                 .axis = static_cast<int>(stage.iterators.size())});
-    };
-    for (const te::IterVar& axis : tensor->axes)
-      addAxis(axis, IteratorKind::Spatial);
-    if (tensor->isReduction())
-      for (const te::IterVar& axis : tensor->body->reduceAxes)
-        addAxis(axis, IteratorKind::Reduce);
-    state.stages_.push_back(std::move(stage));
+      if (workload.outputs[k] == tensor && outputIndex < 0)
+        outputIndex = static_cast<int>(k);
+    state.stages_.push_back(initialStage(tensor, outputIndex));
   }
   return state;
 }

@@ -54,6 +54,9 @@ struct ComputeLocation {
 };
 
 struct Stage {
+  // The workload's tensor until cache_write or rfactor replace it (and, through their loads,
+  // every later stage's): then a tensor of the state's own, so identify outputs by
+  // outputIndex, not by comparing with Workload::outputs.
   te::Tensor tensor;
   int outputIndex = -1; // position in Workload::outputs, or -1 for an intermediate stage
   // Every iterator the stage ever had, indexed by id; ids never change.

@@ -142,6 +142,16 @@ Step readStep(const Json& json) {
     step = PragmaStep{.stage = fields.smallInteger("stage"),
                       .iterator = fields.smallInteger("iterator"),
                       .autoUnrollMaxStep = fields.smallInteger("auto_unroll_max_step")};
+  } else if (kind == "cache_write") {
+    CacheWriteStep cacheWrite{.stage = fields.smallInteger("stage")};
+    cacheWrite.scope = fields.string("scope");
+    if (cacheWrite.scope != "local")
+      fields.fail("unknown scope '" + cacheWrite.scope + "' (the CPU has only \"local\")");
+    step = cacheWrite;
+  } else if (kind == "rfactor") {
+    step = RfactorStep{.stage = fields.smallInteger("stage"),
+                       .iterator = fields.smallInteger("iterator"),
+                       .factorIteratorPosition = fields.smallInteger("factor_iterator_position")};
   } else {
     throw Error("schedule step: unknown step '" + kind + "'");
   }
@@ -192,7 +202,9 @@ const char* stepName(const Step& step) {
                                [](const ComputeAtStep&) { return "compute_at"; },
                                [](const ComputeInlineStep&) { return "compute_inline"; },
                                [](const ComputeRootStep&) { return "compute_root"; },
-                               [](const PragmaStep&) { return "pragma"; }},
+                               [](const PragmaStep&) { return "pragma"; },
+                               [](const CacheWriteStep&) { return "cache_write"; },
+                               [](const RfactorStep&) { return "rfactor"; }},
                     step);
 }
 
@@ -222,6 +234,11 @@ nlohmann::ordered_json toJson(const Step& step) {
                         [&](const PragmaStep& pragma) {
                           json["iterator"] = pragma.iterator;
                           json["auto_unroll_max_step"] = pragma.autoUnrollMaxStep;
+                        },
+                        [&](const CacheWriteStep& cacheWrite) { json["scope"] = cacheWrite.scope; },
+                        [&](const RfactorStep& rfactor) {
+                          json["iterator"] = rfactor.iterator;
+                          json["factor_iterator_position"] = rfactor.factorIteratorPosition;
                         }},
              step);
   return json;
@@ -272,6 +289,11 @@ std::string toString(const Step& step) {
           [&](const PragmaStep& pragma) {
             text << ", iterator " << pragma.iterator
                  << ", auto_unroll_max_step=" << pragma.autoUnrollMaxStep;
+          },
+          [&](const CacheWriteStep& cacheWrite) { text << ", " << cacheWrite.scope; },
+          [&](const RfactorStep& rfactor) {
+            text << ", iterator " << rfactor.iterator << ", factor position "
+                 << rfactor.factorIteratorPosition;
           }},
       step);
   text << ')';

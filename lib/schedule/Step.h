@@ -77,8 +77,33 @@ struct PragmaStep {
   friend bool operator==(const PragmaStep&, const PragmaStep&) = default;
 };
 
-using Step = std::variant<SplitStep, FuseStep, ReorderStep, AnnotationStep, ComputeAtStep,
-                          ComputeInlineStep, ComputeRootStep, PragmaStep>;
+// Ansor's cache_write: the stage's computation moves to a new stage "<name>.local" that writes
+// a buffer of scope `scope` (only "local" on CPU), and the stage becomes a copy of it. The new
+// stage takes index `stage` and the copy index stage + 1; every later stage's index grows by
+// one, as in Ansor. Computing the cache stage at a tile loop of the copy keeps the tile's
+// accumulators in a small local buffer that is written out once.
+struct CacheWriteStep {
+  int stage = 0;
+  std::string scope = "local";
+  friend bool operator==(const CacheWriteStep&, const CacheWriteStep&) = default;
+};
+
+// Ansor's rfactor (TVM's rfactor with factor_axis): the reduce iterator at loop position
+// `iterator` becomes a spatial axis of a new stage "<name>.rf" that computes partial results
+// over the stage's other reduce iterators; the stage then reduces the partial results over that
+// axis. The new axis is dimension `factorIteratorPosition` of the partial tensor (0 to the
+// number of spatial axes). The partial stage takes index `stage`, the final reduction index
+// stage + 1, and later stages shift by one, as with cache_write.
+struct RfactorStep {
+  int stage = 0;
+  int iterator = 0;
+  int factorIteratorPosition = 0;
+  friend bool operator==(const RfactorStep&, const RfactorStep&) = default;
+};
+
+using Step =
+    std::variant<SplitStep, FuseStep, ReorderStep, AnnotationStep, ComputeAtStep, ComputeInlineStep,
+                 ComputeRootStep, PragmaStep, CacheWriteStep, RfactorStep>;
 
 // The step's JSON name ("split", "fuse", ...), also used in error messages.
 const char* stepName(const Step& step);

@@ -1,32 +1,50 @@
-// See Sketch.h. The sketch steps are computed from the initial loop positions (spatial axes
-// first, then reduce axes) rather than applied to a State, because their split factors are not
-// known yet; only the inlining is applied, since the fusion rule asks which stages consume a
-// reduction once inlined stages are substituted.
+// See Sketch.h. A sketch's steps cannot be applied to a State as they are, because their split
+// factors are not known yet (0). Each partial sketch therefore carries a State with the same
+// steps applied with unit factors instead: the structure (stage indices, loop positions,
+// consumers once stages are inlined or cached) is the same whatever the factors, so every rule
+// reads it from there. Reductions are visited from the last stage to the first, as in Ansor,
+// so that cache_write and rfactor, which insert a stage, only renumber stages already done.
 #include "search/Sketch.h"
 
 #include "schedule/State.h"
 
 #include <algorithm>
 #include <cassert>
+#include <numeric>
 
 namespace clustune::search {
 namespace {
 
+using schedule::CacheWriteStep;
 using schedule::ComputeAtStep;
+using schedule::FuseStep;
 using schedule::ReorderStep;
+using schedule::RfactorStep;
 using schedule::SplitStep;
 using schedule::Stage;
 using schedule::State;
+using schedule::Step;
 
 constexpr int kSpatialParts = 4;
 constexpr int kReduceParts = 2;
 
-// The per-reduction choice: plain tiling (fusionLevel 0) or fusion at level 1 or 2 of
-// `consumer`.
-struct TilingChoice {
-  int stage = 0;
-  int consumer = -1;
-  int fusionLevel = 0;
+// What one sketch does with one reduction.
+enum class Rule {
+  Tile,           // MultiLevelTiling at root
+  Fuse,           // MultiLevelTilingWithFusion into its element-wise consumer
+  CacheWriteFuse, // AddCacheWrite, then the cache tiled and fused into the copy
+  RfactorOuter,   // AddRfactor, the outer part of the split reduction factored out
+  RfactorInner    // AddRfactor, the inner part factored out (and made the innermost loop)
+};
+
+struct Choice {
+  Rule rule = Rule::Tile;
+  int fusionLevel = 0; // Fuse and CacheWriteFuse: 1 or 2
+};
+
+struct PartialSketch {
+  Sketch sketch;
+  State state; // the sketch's steps with unit split factors
 };
 
 // The element-wise output that may absorb `stage` as its epilogue, or -1.
@@ -42,25 +60,56 @@ int fusibleConsumer(const State& state, int stage) {
   return consumers[0];
 }
 
-void addTiling(Sketch& sketch, const State& state, const TilingChoice& choice,
-               std::vector<std::size_t>& spatialTiles) {
-  const Stage& stage = state.stages()[choice.stage];
+// Ansor's condition for AddRfactor on a tiled reduction: fewer output elements than terms per
+// element, so that the reduction itself must supply parallelism or vector lanes.
+bool needsRfactor(const Stage& stage) {
+  std::int64_t space = 1, reduce = 1;
+  for (std::size_t position = 0; position < stage.loops.size(); ++position)
+    (stage.loop(position).kind == schedule::IteratorKind::Spatial ? space : reduce) *=
+        stage.loop(position).extent;
+  return space < reduce;
+}
+
+// Appends a step to the sketch and applies it to the structural state, where a factor still to
+// be drawn counts as 1 (always legal, and the loop structure is the same).
+void push(PartialSketch& partial, const Step& step) {
+  partial.sketch.steps.push_back(step);
+  Step structural = step;
+  if (auto* split = std::get_if<SplitStep>(&structural))
+    for (std::int64_t& factor : split->factors)
+      factor = factor == 0 ? 1 : factor;
+  partial.state = schedule::applyStep(std::move(partial.state), structural);
+}
+
+// A stage was inserted at `stage`: the stages already tiled (all after it) move up by one.
+void renumberTiledStages(Sketch& sketch, int stage) {
+  for (int& tiled : sketch.tiledStages)
+    tiled += tiled >= stage ? 1 : 0;
+}
+
+// MultiLevelTiling: the spatial tiles' TileSplit indices, per spatial axis.
+std::vector<std::size_t> addTiling(PartialSketch& partial, int stageIndex, int fusionLevel) {
+  Sketch& sketch = partial.sketch;
+  const Stage& stage = partial.state.stages()[stageIndex];
   const int spatial = stage.spatialAxisCount();
   const int reduce = static_cast<int>(stage.loops.size()) - spatial;
+  std::vector<std::int64_t> extents;
+  for (std::size_t position = 0; position < stage.loops.size(); ++position)
+    extents.push_back(stage.loop(position).extent);
   // Splitting from the innermost loop outwards keeps the positions of the loops still to split.
-  spatialTiles.assign(spatial, 0);
+  std::vector<std::size_t> spatialTiles(spatial, 0);
   for (int position = spatial + reduce - 1; position >= 0; --position) {
     const bool isSpatial = position < spatial;
     const int parts = isSpatial ? kSpatialParts : kReduceParts;
     sketch.tiles.push_back({.step = sketch.steps.size(),
-                            .extent = stage.loop(position).extent,
+                            .extent = extents[position],
                             .parts = parts,
-                            .unitLevels = isSpatial ? std::max(choice.fusionLevel - 1, 0) : 0});
+                            .unitLevels = isSpatial ? std::max(fusionLevel - 1, 0) : 0});
     if (isSpatial)
       spatialTiles[position] = sketch.tiles.size() - 1;
-    sketch.steps.push_back(SplitStep{.stage = choice.stage,
-                                     .iterator = position,
-                                     .factors = std::vector<std::int64_t>(parts - 1, 0)});
+    push(partial, SplitStep{.stage = stageIndex,
+                            .iterator = position,
+                            .factors = std::vector<std::int64_t>(parts - 1, 0)});
   }
   // Spatial axis i now has its parts at 4i..4i+3, reduce axis j at 4S+2j..4S+2j+1.
   auto spatialPart = [&](int level) {
@@ -79,90 +128,163 @@ void addTiling(Sketch& sketch, const State& state, const TilingChoice& choice,
   for (const std::vector<int>& group : {spatialPart(0), spatialPart(1), reducePart(0),
                                         spatialPart(2), reducePart(1), spatialPart(3)})
     order.insert(order.end(), group.begin(), group.end());
-  sketch.steps.push_back(ReorderStep{.stage = choice.stage, .order = order});
-  sketch.tiledStages.push_back(choice.stage);
-  sketch.description += " tile(" + std::to_string(choice.stage) + ")";
+  push(partial, ReorderStep{.stage = stageIndex, .order = order});
+  sketch.tiledStages.push_back(stageIndex);
+  sketch.description += " tile(" + std::to_string(stageIndex) + ")";
+  return spatialTiles;
 }
 
-void addFusion(Sketch& sketch, const State& state, const TilingChoice& choice,
+// MultiLevelTilingWithFusion: the consumer's spatial axes follow the tiles of `stageIndex`,
+// which is computed at the consumer's level-`level` tile loop.
+void addFusion(PartialSketch& partial, int stageIndex, int consumer, int level,
                const std::vector<std::size_t>& spatialTiles) {
-  const int spatial = state.stages()[choice.consumer].spatialAxisCount();
-  const int parts = choice.fusionLevel + 1;
+  Sketch& sketch = partial.sketch;
+  const int spatial = partial.state.stages()[consumer].spatialAxisCount();
+  const int parts = level + 1;
   for (int position = spatial - 1; position >= 0; --position) {
     sketch.follows.push_back(
-        {.step = sketch.steps.size(), .tile = spatialTiles[position], .level = choice.fusionLevel});
-    sketch.steps.push_back(SplitStep{.stage = choice.consumer,
-                                     .iterator = position,
-                                     .factors = std::vector<std::int64_t>(parts - 1, 0)});
+        {.step = sketch.steps.size(), .tile = spatialTiles[position], .level = level});
+    push(partial, SplitStep{.stage = consumer,
+                            .iterator = position,
+                            .factors = std::vector<std::int64_t>(parts - 1, 0)});
   }
   std::vector<int> order;
-  for (int level = 0; level < parts; ++level)
+  for (int part = 0; part < parts; ++part)
     for (int axis = 0; axis < spatial; ++axis)
-      order.push_back(parts * axis + level);
-  sketch.steps.push_back(ReorderStep{.stage = choice.consumer, .order = order});
+      order.push_back(parts * axis + part);
+  push(partial, ReorderStep{.stage = consumer, .order = order});
   // The innermost loop of the fused levels: its one iteration reads one reduction tile.
-  sketch.steps.push_back(ComputeAtStep{.stage = choice.stage,
-                                       .targetStage = choice.consumer,
-                                       .targetIterator = choice.fusionLevel * spatial - 1});
-  sketch.description += " fuse(" + std::to_string(choice.stage) + "->" +
-                        std::to_string(choice.consumer) + "@" + std::to_string(choice.fusionLevel) +
-                        ")";
+  push(partial, ComputeAtStep{.stage = stageIndex,
+                              .targetStage = consumer,
+                              .targetIterator = level * spatial - 1});
+  sketch.description += " fuse(" + std::to_string(stageIndex) + "->" + std::to_string(consumer) +
+                        "@" + std::to_string(level) + ")";
+}
+
+// AddRfactor: all reduce loops fused into one, split in two by a drawn factor, and one part
+// factored out into a new stage "<name>.rf" at `stageIndex` (the reduction moves to
+// stageIndex + 1). With the inner part factored out, that part becomes the partial stage's
+// innermost loop so that it can be vectorized.
+void addRfactor(PartialSketch& partial, int stageIndex, bool inner) {
+  Sketch& sketch = partial.sketch;
+  const Stage& stage = partial.state.stages()[stageIndex];
+  const int spatial = stage.spatialAxisCount();
+  const int reduce = static_cast<int>(stage.loops.size()) - spatial;
+  std::int64_t reduceExtent = 1;
+  for (int position = spatial; position < spatial + reduce; ++position)
+    reduceExtent *= stage.loop(position).extent;
+  if (reduce > 1) {
+    std::vector<int> iterators(reduce);
+    std::iota(iterators.begin(), iterators.end(), spatial);
+    push(partial, FuseStep{.stage = stageIndex, .iterators = iterators});
+  }
+  sketch.tiles.push_back(
+      {.step = sketch.steps.size(), .extent = reduceExtent, .parts = 2, .unitLevels = 0});
+  push(partial, SplitStep{.stage = stageIndex, .iterator = spatial, .factors = {0}});
+  push(partial, RfactorStep{.stage = stageIndex,
+                            .iterator = spatial + (inner ? 1 : 0),
+                            .factorIteratorPosition = spatial});
+  renumberTiledStages(sketch, stageIndex);
+  if (inner) {
+    // Partial stage loops: spatial axes, the factored part (spatial), the other part (reduce).
+    std::vector<int> order(spatial);
+    std::iota(order.begin(), order.end(), 0);
+    order.push_back(spatial + 1);
+    order.push_back(spatial);
+    push(partial, ReorderStep{.stage = stageIndex, .order = order});
+  }
+  sketch.description += " rfactor(" + std::to_string(stageIndex) + (inner ? ",inner)" : ",outer)");
+}
+
+void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice) {
+  switch (choice.rule) {
+  case Rule::Tile:
+    addTiling(partial, stageIndex, 0);
+    return;
+  case Rule::Fuse: {
+    const int consumer = fusibleConsumer(partial.state, stageIndex);
+    assert(consumer >= 0);
+    const std::vector<std::size_t> tiles = addTiling(partial, stageIndex, choice.fusionLevel);
+    addFusion(partial, stageIndex, consumer, choice.fusionLevel, tiles);
+    return;
+  }
+  case Rule::CacheWriteFuse: {
+    push(partial, CacheWriteStep{.stage = stageIndex});
+    renumberTiledStages(partial.sketch, stageIndex);
+    partial.sketch.description += " cache_write(" + std::to_string(stageIndex) + ")";
+    // The cache takes the index, the copy (an element-wise consumer) follows it.
+    const std::vector<std::size_t> tiles = addTiling(partial, stageIndex, choice.fusionLevel);
+    addFusion(partial, stageIndex, stageIndex + 1, choice.fusionLevel, tiles);
+    return;
+  }
+  case Rule::RfactorOuter:
+  case Rule::RfactorInner:
+    addRfactor(partial, stageIndex, choice.rule == Rule::RfactorInner);
+    return;
+  }
 }
 
 } // namespace
 
 std::vector<Sketch> generateSketches(const te::Workload& workload) {
-  State state = schedule::initialState(workload);
-  Sketch base;
-  const int stageCount = static_cast<int>(state.stages().size());
+  PartialSketch base{.sketch = {}, .state = schedule::initialState(workload)};
+  const int stageCount = static_cast<int>(base.state.stages().size());
   for (int stage = 0; stage < stageCount; ++stage) {
-    const Stage& current = state.stages()[stage];
+    const Stage& current = base.state.stages()[stage];
     if (current.isOutput() || current.tensor->isReduction())
       continue;
-    const schedule::Step step = schedule::ComputeInlineStep{.stage = stage};
-    state = schedule::applyStep(std::move(state), step);
-    base.steps.push_back(step);
-    base.description += " inline(" + std::to_string(stage) + ")";
+    push(base, schedule::ComputeInlineStep{.stage = stage});
+    base.sketch.description += " inline(" + std::to_string(stage) + ")";
   }
 
-  // The choices of every reduction; their product is the set of sketches.
-  std::vector<std::vector<TilingChoice>> choicesPerStage;
+  // The choices of every reduction, decided on the inlined workload; their product is the set
+  // of sketches. Two reductions feeding one epilogue cannot both tile it: the first one fuses.
+  std::vector<std::vector<Choice>> choicesPerStage(stageCount);
   std::vector<int> fusedConsumers;
   for (int stage = 0; stage < stageCount; ++stage) {
-    if (!state.stages()[stage].tensor->isReduction())
+    const Stage& current = base.state.stages()[stage];
+    if (!current.tensor->isReduction())
       continue;
-    const int consumer = fusibleConsumer(state, stage);
-    // Two reductions feeding one epilogue cannot both tile it: the first one fuses.
-    bool consumerTaken = false;
-    for (int taken : fusedConsumers)
-      consumerTaken = consumerTaken || taken == consumer;
+    std::vector<Choice>& choices = choicesPerStage[stage];
+    const int consumer = fusibleConsumer(base.state, stage);
+    const bool consumerTaken =
+        std::find(fusedConsumers.begin(), fusedConsumers.end(), consumer) != fusedConsumers.end();
     if (consumer >= 0 && !consumerTaken) {
       fusedConsumers.push_back(consumer);
-      choicesPerStage.push_back({{stage, consumer, 1}, {stage, consumer, 2}});
+      choices = {{Rule::Fuse, 1}, {Rule::Fuse, 2}};
     } else {
-      choicesPerStage.push_back({{stage, -1, 0}});
+      // AddCacheWrite keeps the plain tiling too (Ansor's kApply); a rank-0 reduction has no
+      // tile to fuse at.
+      choices = {{Rule::Tile, 0}};
+      if (current.spatialAxisCount() > 0)
+        choices.insert(choices.end(), {{Rule::CacheWriteFuse, 1}, {Rule::CacheWriteFuse, 2}});
     }
+    if (needsRfactor(current))
+      choices.insert(choices.end(), {{Rule::RfactorOuter, 0}, {Rule::RfactorInner, 0}});
   }
 
-  std::vector<Sketch> sketches = {base};
-  for (const std::vector<TilingChoice>& choices : choicesPerStage) {
-    std::vector<Sketch> extended;
-    for (const Sketch& partial : sketches)
-      for (const TilingChoice& choice : choices) {
-        Sketch sketch = partial;
-        std::vector<std::size_t> spatialTiles;
-        addTiling(sketch, state, choice, spatialTiles);
-        if (choice.fusionLevel > 0)
-          addFusion(sketch, state, choice, spatialTiles);
-        extended.push_back(std::move(sketch));
+  std::vector<PartialSketch> partials = {base};
+  for (int stage = stageCount - 1; stage >= 0; --stage) {
+    if (choicesPerStage[stage].empty())
+      continue;
+    std::vector<PartialSketch> extended;
+    for (const PartialSketch& partial : partials)
+      for (const Choice& choice : choicesPerStage[stage]) {
+        PartialSketch next = partial;
+        applyChoice(next, stage, choice);
+        extended.push_back(std::move(next));
       }
-    sketches = std::move(extended);
+    partials = std::move(extended);
   }
-  for (Sketch& sketch : sketches) {
+
+  std::vector<Sketch> sketches;
+  for (PartialSketch& partial : partials) {
+    Sketch& sketch = partial.sketch;
+    std::sort(sketch.tiledStages.begin(), sketch.tiledStages.end());
     if (sketch.description.empty())
       sketch.description = " root";
     sketch.description.erase(0, 1);
-    assert(!sketch.description.empty());
+    sketches.push_back(std::move(sketch));
   }
   return sketches;
 }

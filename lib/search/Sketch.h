@@ -1,7 +1,7 @@
-// Sketch generation (DESIGN §7), after Ansor's CPU sketch rules restricted to the steps that
-// exist today: a sketch fixes the structure of a schedule (which stages are inlined, how each
-// reduction is tiled, where it is computed) and leaves the tile sizes open. Random annotation
-// (RandomAnnotation.h) fills them and adds parallel, vectorize and unroll annotations.
+// Sketch generation (DESIGN §7), after Ansor's CPU sketch rules: a sketch fixes the structure
+// of a schedule (which stages are inlined, cached or factored, how each reduction is tiled,
+// where it is computed) and leaves the tile sizes open. Random annotation (RandomAnnotation.h)
+// fills them and adds parallel, vectorize and unroll annotations.
 //   - AlwaysInline: every stage that is neither an output nor a reduction (element-wise,
 //     injective, padding) is inlined into its consumers.
 //   - MultiLevelTiling: every reduction gets the "SSRSRS" structure: each spatial axis split in
@@ -10,7 +10,16 @@
 //     the same shape (a bias or activation epilogue), the consumer's spatial axes are tiled like
 //     the reduction's outer levels and the reduction is computed at level 1 or 2 of the consumer
 //     (two sketches), so the epilogue runs on a tile while it is still in cache.
+//   - AddCacheWrite: a reduction without such a consumer is also sketched with cache_write, its
+//     cache tiled and fused into the copy at level 1 or 2 as above, so each register tile
+//     accumulates in a local buffer and is written out once.
+//   - AddRfactor: a reduction with fewer outputs than terms per output is also sketched with
+//     its reduce loops fused, split in two and one part factored out by rfactor (two sketches);
+//     neither stage is tiled further.
 //   - Element-wise root stages keep their loops.
+// Reductions are visited from the last stage to the first, as Ansor does, so a step's stage
+// index is the one in force when it is replayed: cache_write and rfactor at stage s renumber
+// only stages after s, which are already sketched.
 #pragma once
 
 #include "schedule/Step.h"
@@ -47,7 +56,8 @@ struct Sketch {
   std::vector<schedule::Step> steps; // split factors are 0 until annotation fills them
   std::vector<TileSplit> tiles;
   std::vector<FollowSplit> follows;
-  std::vector<int> tiledStages; // stages with the SSRSRS structure, in stage order
+  // Stages with the SSRSRS structure, sorted, numbered as after the whole sketch.
+  std::vector<int> tiledStages;
 };
 
 // Every sketch of the workload (at least one; the product of the per-reduction choices), in a

@@ -142,11 +142,14 @@ int findStage(const schedule::State& state, bool reduction, bool output) {
   return -1;
 }
 
-TEST(SearchSketch, MatmulIsTiledSSRSRS) {
+TEST(SearchSketch, MatmulIsTiledSSRSRSWithOrWithoutACacheWrite) {
   const te::Workload workload = te::lowerTask(matmulTask(32, 48, 64));
   const std::vector<Sketch> sketches = generateSketches(workload);
-  ASSERT_EQ(sketches.size(), 1u);
+  // Plain tiling, then AddCacheWrite with the cache fused at level 1 or 2 of the copy; 32 x 48
+  // outputs are more than 64 terms each, so no rfactor.
+  ASSERT_EQ(sketches.size(), 3u);
   const Sketch& sketch = sketches[0];
+  EXPECT_EQ(sketch.description, "tile(0)");
   // k, j, i from the innermost outwards; i at 0..3, j at 4..7, k at 8..9.
   ASSERT_EQ(sketch.steps.size(), 4u);
   EXPECT_EQ(std::get<schedule::SplitStep>(sketch.steps[0]).factors,
@@ -171,9 +174,25 @@ TEST(SearchSketch, MatmulIsTiledSSRSRS) {
     kinds += stage.loop(position).kind == schedule::IteratorKind::Spatial ? 'S' : 'R';
   EXPECT_EQ(kinds, "SSSSRSSRSS");
 
-  // Every sampled schedule starts from that sketch.
-  for (const Steps& steps : sample(workload, 20, 3))
-    EXPECT_EQ(std::get<schedule::ReorderStep>(steps.at(3)).order, ssrsrs);
+  // The cache_write sketches: the cache (stage 0) tiled SSRSRS and computed at the copy
+  // (stage 1) at the last loop of its first or second tile level.
+  for (int level : {1, 2}) {
+    const Sketch& cached = sketches[level];
+    EXPECT_EQ(cached.description,
+              "cache_write(0) tile(0) fuse(0->1@" + std::to_string(level) + ")");
+    EXPECT_EQ(cached.steps.front(), schedule::Step{schedule::CacheWriteStep{.stage = 0}});
+    EXPECT_EQ(std::get<schedule::ReorderStep>(cached.steps[4]).order, ssrsrs);
+    EXPECT_EQ(cached.steps.back(),
+              (schedule::Step{schedule::ComputeAtStep{
+                  .stage = 0, .targetStage = 1, .targetIterator = 2 * level - 1}}));
+    EXPECT_EQ(cached.tiledStages, std::vector<int>{0});
+  }
+
+  // Every sampled schedule starts from one of them.
+  for (const Steps& steps : sample(workload, 20, 3)) {
+    const bool cached = std::holds_alternative<schedule::CacheWriteStep>(steps.at(0));
+    EXPECT_EQ(std::get<schedule::ReorderStep>(steps.at(cached ? 4 : 3)).order, ssrsrs);
+  }
 }
 
 TEST(SearchSketch, ConvolutionEpilogueFusesTheReductionAtLevelOneOrTwo) {
@@ -235,10 +254,16 @@ TEST(SearchAnnotation, NonOutputReductionIsSometimesComputedAtItsConsumer) {
   const schedule::State initial = schedule::initialState(workload);
   const int first = findStage(initial, true, false);
   ASSERT_GE(first, 0);
+  // By name: a cache_write before it renumbers the stages (and leaves the name to the copy).
+  const std::string name = initial.stages()[first].tensor->name;
   int atRoot = 0, atConsumer = 0;
   for (const Steps& steps : sample(workload, 30, 9)) {
     const schedule::State state = schedule::replay(workload, steps);
-    const auto kind = state.stages()[first].location.kind;
+    const auto stage =
+        std::find_if(state.stages().begin(), state.stages().end(),
+                     [&](const schedule::Stage& s) { return s.tensor->name == name; });
+    ASSERT_NE(stage, state.stages().end());
+    const auto kind = stage->location.kind;
     atRoot += kind == schedule::ComputeLocationKind::Root;
     atConsumer += kind == schedule::ComputeLocationKind::At;
   }
@@ -249,6 +274,89 @@ TEST(SearchAnnotation, NonOutputReductionIsSometimesComputedAtItsConsumer) {
 
 TEST(SearchSample, MatmulSamplesAreDistinctValidAndCorrect) {
   expectValidSamples(matmulTask(32, 48, 64), 7);
+}
+
+template <class T>
+bool uses(const Steps& steps) {
+  return std::any_of(steps.begin(), steps.end(),
+                     [](const schedule::Step& step) { return std::holds_alternative<T>(step); });
+}
+
+TEST(SearchSample, SomeMatmulSamplesAccumulateTheirTileInALocalCache) {
+  const te::Workload workload = te::lowerTask(matmulTask(32, 48, 64));
+  int cached = 0;
+  const std::vector<Steps> samples = sample(workload, 40, 1, {.cores = 2});
+  for (const Steps& steps : samples) {
+    if (!uses<schedule::CacheWriteStep>(steps))
+      continue;
+    ++cached;
+    const schedule::State state = schedule::replay(workload, steps);
+    // The cache is computed at a tile of the copy: a local buffer smaller than the output,
+    // allocated inside the copy's loops.
+    ASSERT_EQ(state.stages()[0].location.kind, schedule::ComputeLocationKind::At);
+    const std::string text = te::toString(schedule::lower(workload, state, "f"));
+    const std::size_t allocation = text.find("allocate " + state.stages()[0].tensor->name + ":");
+    ASSERT_NE(allocation, std::string::npos) << text;
+    EXPECT_LT(text.find("for "), allocation) << text;
+    EXPECT_TRUE(matchesReference(workload, steps));
+  }
+  EXPECT_GT(cached, 0);
+  EXPECT_LT(cached, static_cast<int>(samples.size()));
+}
+
+// Y = MatMul(A[2, 512], B[512, 16]): 32 outputs of 512 terms each, so AddRfactor applies.
+TEST(SearchSample, DenseWithFewRowsSometimesFactorsItsReduction) {
+  const graph::Task task = matmulTask(2, 16, 512);
+  const te::Workload workload = te::lowerTask(task);
+  const std::vector<Sketch> sketches = generateSketches(workload);
+  std::vector<std::string> descriptions;
+  for (const Sketch& sketch : sketches)
+    descriptions.push_back(sketch.description);
+  EXPECT_EQ(descriptions,
+            (std::vector<std::string>{"tile(0)", "cache_write(0) tile(0) fuse(0->1@1)",
+                                      "cache_write(0) tile(0) fuse(0->1@2)", "rfactor(0,outer)",
+                                      "rfactor(0,inner)"}));
+  int factored = 0;
+  for (const Steps& steps : sample(workload, 40, 2, {.cores = 4})) {
+    factored += uses<schedule::RfactorStep>(steps);
+    EXPECT_TRUE(matchesReference(workload, steps));
+  }
+  EXPECT_GT(factored, 0);
+}
+
+// Softmax's max and sum and a full sum have few outputs and long reductions: some samples
+// factor them, and every sample computes the plain reference's values.
+TEST(SearchSample, ReductionSamplesWithRfactorComputeTheReference) {
+  namespace st = schedule::testing;
+  for (const st::TestWorkload& test : {st::softmax(4, 96), st::totalSum(12, 40)}) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+      int factored = 0;
+      const std::vector<Steps> samples = sample(test.workload, 16, seed, {.cores = 2});
+      EXPECT_EQ(samples.size(), 16u);
+      for (const Steps& steps : samples) {
+        factored += uses<schedule::RfactorStep>(steps);
+        EXPECT_TRUE(st::matchesReference(test, schedule::replay(test.workload, steps)))
+            << test.workload.key << ": " << json(steps);
+      }
+      EXPECT_GT(factored, 0) << test.workload.key << " seed " << seed;
+    }
+  }
+}
+
+TEST(SearchSample, ConvolutionMatmulAndSoftmaxSamplesAreCorrectAndDeterministicPerSeed) {
+  namespace st = schedule::testing;
+  const te::Workload conv = te::lowerTask(convBiasReluTask());
+  const te::Workload product = te::lowerTask(matmulTask(24, 20, 36));
+  const st::TestWorkload rows = st::softmax(6, 40);
+  for (std::uint64_t seed : {11, 12, 13}) {
+    for (const te::Workload* workload : {&conv, &product, &rows.workload}) {
+      const std::vector<Steps> samples = sample(*workload, 10, seed, {.cores = 2});
+      EXPECT_EQ(samples.size(), 10u);
+      EXPECT_EQ(sample(*workload, 10, seed, {.cores = 2}), samples);
+      for (const Steps& steps : samples)
+        EXPECT_TRUE(matchesReference(*workload, steps)) << workload->key << " seed " << seed;
+    }
+  }
 }
 
 TEST(SearchSample, ConvolutionWithPadBiasReluSamplesAreDistinctValidAndCorrect) {
