@@ -265,7 +265,7 @@ std::vector<Step> handConv(const te::Workload& workload, const ConvShape& s, int
   const std::int64_t positions = gemm ? s.outHeight * s.outWidth : s.outWidth;
   const std::int64_t lanes = vectorLength(positions);
   const std::int64_t channelTile = std::min<std::int64_t>(16 / ((lanes + 15) / 16), s.filters);
-  const std::int64_t channelBlock = std::min<std::int64_t>(s.filters, gemm ? 64 : 32);
+  const std::int64_t channelBlock = std::min<std::int64_t>(s.filters, 64);
 
   // Output stage: n c h w, or n c p after fusing h and w.
   if (gemm)
@@ -281,7 +281,7 @@ std::vector<Step> handConv(const te::Workload& workload, const ConvShape& s, int
     if (block == 1)
       block = lanes;
   } else {
-    for (std::int64_t rows : {4, 2, 1})
+    for (std::int64_t rows : {7, 4, 2, 1})
       if (s.outHeight % rows == 0 &&
           (s.filters / channelBlock) * (s.outHeight / rows) >= 2 * threads) {
         block = rows;
@@ -328,8 +328,14 @@ std::vector<Step> handConv(const te::Workload& workload, const ConvShape& s, int
       .stage = conv, .iterator = convLoops - 2, .annotation = Annotation::Unroll});
   list.push(schedule::AnnotationStep{
       .stage = conv, .iterator = convLoops - 1, .annotation = Annotation::Vectorize});
-  if (hasPad)
+  if (hasPad) {
     list.push(schedule::ComputeAtStep{.stage = 0, .targetStage = conv, .targetIterator = 0});
+    // Packing runs once per tile for every input channel: vectorized along the rows, it stays
+    // small next to the convolution even for 14x14 and 7x7 layers.
+    const int padLoops = static_cast<int>(list.state().stages()[0].loops.size());
+    list.push(schedule::AnnotationStep{
+        .stage = 0, .iterator = padLoops - 1, .annotation = Annotation::Vectorize});
+  }
   return list.steps();
 }
 
@@ -637,6 +643,8 @@ void explore(const Case& c, const std::vector<std::pair<std::string, std::vector
       loaded.seconds.push_back(cpuNow() - start);
     }
   for (const Loaded& loaded : kernels) {
+    if (loaded.seconds.empty()) // --repeat 0: compile (and --dump) only
+      continue;
     const double best = *std::min_element(loaded.seconds.begin(), loaded.seconds.end());
     std::printf("%-24s %-20s min %8.1f GFLOP/s  median %8.1f GFLOP/s\n", c.name.c_str(),
                 loaded.name.c_str(), c.flops / best * 1e-9,
