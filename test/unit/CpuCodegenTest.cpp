@@ -120,19 +120,21 @@ TEST(CpuCodegen, NonPowerOfTwoVectorWiderThanARegisterRunsAsRegisterWideVectors)
     EXPECT_EQ(ir.find("<" + std::to_string(columns) + " x float>"), std::string::npos) << ir;
   }
   // A guard whose condition differs between lanes masks each piece separately: C[j] = A[j]
-  // for j < 21 of 28, the rest untouched.
-  const Buffer a = argument("A", 28), out = argument("C", 28);
-  const Var j = makeVar("j");
-  const LoadedKernel kernel =
-      compile({"guarded_row",
-               {a, out},
-               makeFor(j, 28, ForKind::Vectorized,
-                       te::makeIfThenElse(te::binary(te::ExprKind::Less, v(j), c(21)),
-                                          makeStore(out, v(j), bufferLoad(a, v(j)))))});
-  std::vector<float> input = randomFloats(28, -1, 1, 5), output(28, 7.0f);
-  run(kernel, {input.data(), output.data()});
-  for (int k = 0; k < 28; ++k)
-    ASSERT_EQ(output[k], k < 21 ? input[k] : 7.0f) << k;
+  // for j < 21, the rest untouched; 49 lanes end in a one-lane piece.
+  for (const std::int64_t lanes : {28, 49}) {
+    const Buffer a = argument("A", lanes), out = argument("C", lanes);
+    const Var j = makeVar("j");
+    const LoadedKernel kernel =
+        compile({"guarded_row",
+                 {a, out},
+                 makeFor(j, lanes, ForKind::Vectorized,
+                         te::makeIfThenElse(te::binary(te::ExprKind::Less, v(j), c(21)),
+                                            makeStore(out, v(j), bufferLoad(a, v(j)))))});
+    std::vector<float> input = randomFloats(lanes, -1, 1, 5), output(lanes, 7.0f);
+    run(kernel, {input.data(), output.data()});
+    for (int k = 0; k < lanes; ++k)
+      ASSERT_EQ(output[k], k < 21 ? input[k] : 7.0f) << lanes << ": " << k;
+  }
 }
 
 TEST(CpuCodegen, GuardOfNonDivisibleSplitMasksTheLastVector) {
