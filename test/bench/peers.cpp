@@ -417,6 +417,7 @@ void fillRandom(dnnl::memory& memory, unsigned seed) {
 }
 
 Timer onednnMatmul(const Case& c, int threads) {
+  omp_set_num_threads(threads); // oneDNN plans a primitive for the thread count it sees now
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   auto state = std::make_shared<OnednnPrimitive>();
@@ -435,6 +436,7 @@ Timer onednnMatmul(const Case& c, int threads) {
 // The task's convolution with its epilogue as post-ops; `blocked` lets oneDNN choose the tensor
 // layouts (format_tag::any) and leaves the reorders out of the timing.
 Timer onednnConv(const Case& c, bool blocked, int threads) {
+  omp_set_num_threads(threads); // oneDNN plans a primitive for the thread count it sees now
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   const ConvShape& s = c.conv;

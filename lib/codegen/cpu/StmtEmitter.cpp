@@ -6,8 +6,9 @@
 //   that register tiles become straight-line code whatever LLVM's unroller decides.
 // - Vectorized loops run as vector lanes when vectorizationBlocker allows it, in vectors of at
 //   most kMaxLanes lanes (a longer loop becomes a serial loop over full vectors plus one
-//   shorter vector for the rest); otherwise they become serial loops that ask LLVM's loop
-//   vectorizer to try.
+//   shorter vector for the rest; a non-power-of-two loop wider than a register becomes
+//   register-wide vectors plus one shorter vector); otherwise they become serial loops that
+//   ask LLVM's loop vectorizer to try.
 // - Allocate: up to kMaxStackBytes on the stack (an entry-block alloca, which LLVM can keep in
 //   registers), larger buffers with malloc/free around the body.
 #include "codegen/cpu/KernelEmitter.h"
