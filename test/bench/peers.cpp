@@ -11,9 +11,12 @@
 //                     residual sum and ReLU as post-ops, both on plain NCHW tensors
 //                     (onednn-nchw) and on the layouts oneDNN prefers (onednn-blocked, reorders
 //                     not timed).
-// Every figure is the median of the repeats of measure::timeRuns (warm-up, then `repeat`
-// repeats of at least 100 ms each). Output: a table on stdout and one JSON line per figure.
-// Run it through test/bench/peers.sh, which builds it and makes the resnet50 tasks.
+// The implementations of a case are timed in interleaved rounds (a warm-up round, then
+// `--repeat` rounds, each timing every implementation once for at least 100 ms, the rule of
+// measure::timeRuns), so that they share the noise of a machine that other work also uses; a
+// figure is the median over the rounds. Output: one JSON line per figure and a table, on
+// stdout. --explore compares schedules by thread CPU time instead (see explore()). Run it
+// through test/bench/peers.sh, which builds it and makes the resnet50 tasks.
 #include "codegen/cpu/CpuCodegen.h"
 #include "codegen/cpu/CpuTarget.h"
 #include "codegen/cpu/JitLoader.h"
