@@ -2,6 +2,9 @@
 # Installs the Debian packages that clustune's build and tests need. Non-interactive and
 # idempotent: when every package is already present it changes nothing and prints one line.
 # Python packages (torch, onnx, ...) are only needed by scripts/ and are not installed here.
+# Usage: scripts/install-deps.sh [--bench]
+#   --bench  also installs the peer libraries of test/bench/peers.sh (OpenBLAS, oneDNN), which
+#            the build and the tests never need.
 set -euo pipefail
 
 packages=(
@@ -12,6 +15,13 @@ packages=(
   libgtest-dev libgmock-dev
   python3 jq
 )
+
+for argument in "$@"; do
+  case "$argument" in
+    --bench) packages+=(libopenblas-dev libdnnl-dev) ;;
+    *) echo "error: unknown argument '$argument' (only --bench is known)" >&2; exit 1 ;;
+  esac
+done
 
 missing=()
 for package in "${packages[@]}"; do

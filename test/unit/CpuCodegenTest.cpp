@@ -33,21 +33,21 @@ LoweredFunction vectorAdd() {
 }
 
 // An n x n x n matmul in a register-tiled schedule: rows split 4 (unrolled) under a parallel
-// outer loop, columns split 16 (vectorized), a local 4x16 accumulator zeroed, accumulated over
-// k and copied out.
-LoweredFunction tiledMatmul(std::int64_t n) {
+// outer loop, columns split `columns` (vectorized), a local 4 x columns accumulator zeroed,
+// accumulated over k and copied out.
+LoweredFunction tiledMatmul(std::int64_t n, std::int64_t columns = 16) {
   const Buffer a = argument("A", n * n), b = argument("B", n * n), out = argument("C", n * n);
-  const Buffer accumulator = makeBuffer("acc", DataType::Float32, 64, BufferScope::Local);
+  const Buffer accumulator = makeBuffer("acc", DataType::Float32, 4 * columns, BufferScope::Local);
   const Var io = makeVar("io"), jo = makeVar("jo"), k = makeVar("k");
   const auto tile = [&](const std::string& suffix,
                         const std::function<Stmt(const Expr& ii, const Expr& ji)>& body) {
     const Var ii = makeVar("ii" + suffix), ji = makeVar("ji" + suffix);
     return makeFor(ii, 4, ForKind::Unrolled,
-                   makeFor(ji, 16, ForKind::Vectorized, body(v(ii), v(ji))));
+                   makeFor(ji, columns, ForKind::Vectorized, body(v(ii), v(ji))));
   };
   const auto row = [&](const Expr& ii) { return v(io) * c(4) + ii; };
-  const auto column = [&](const Expr& ji) { return v(jo) * c(16) + ji; };
-  const auto accIndex = [](const Expr& ii, const Expr& ji) { return ii * c(16) + ji; };
+  const auto column = [&](const Expr& ji) { return v(jo) * c(columns) + ji; };
+  const auto accIndex = [&](const Expr& ii, const Expr& ji) { return ii * c(columns) + ji; };
   const Stmt zero = tile("z", [&](const Expr& ii, const Expr& ji) {
     return makeStore(accumulator, accIndex(ii, ji), floatImm(0.0));
   });
@@ -63,7 +63,7 @@ LoweredFunction tiledMatmul(std::int64_t n) {
   return {"matmul",
           {a, b, out},
           makeFor(io, n / 4, ForKind::Parallel,
-                  makeAllocate(accumulator, makeFor(jo, n / 16, ForKind::Serial,
+                  makeAllocate(accumulator, makeFor(jo, n / columns, ForKind::Serial,
                                                     makeSequence({zero, update, copyOut}))))};
 }
 
@@ -85,9 +85,10 @@ TEST(CpuCodegen, VectorizedLoopBecomesVectorInstructions) {
   EXPECT_NE(ir.find("define void @vector_add(ptr"), std::string::npos);
 }
 
-TEST(CpuCodegen, TiledMatmulWithLocalAccumulatorMatchesReference) {
-  constexpr int n = 64;
-  const LoadedKernel kernel = compile(tiledMatmul(n));
+namespace {
+
+void expectMatmulMatchesReference(const LoweredFunction& function, int n) {
+  const LoadedKernel kernel = compile(function);
   std::vector<float> a = randomFloats(n * n, -1, 1, 3), b = randomFloats(n * n, -1, 1, 4);
   std::vector<float> out(n * n, std::nanf(""));
   run(kernel, {a.data(), b.data(), out.data()});
@@ -101,6 +102,39 @@ TEST(CpuCodegen, TiledMatmulWithLocalAccumulatorMatchesReference) {
       // Forward error bound of n-term float summation (FMA or not): n * 2^-24 * sum |terms|.
       ASSERT_NEAR(out[i * n + j], exact, n * 0x1p-24 * magnitude + 1e-30) << i << ", " << j;
     }
+}
+
+} // namespace
+
+TEST(CpuCodegen, TiledMatmulWithLocalAccumulatorMatchesReference) {
+  expectMatmulMatchesReference(tiledMatmul(64), 64);
+}
+
+TEST(CpuCodegen, NonPowerOfTwoVectorWiderThanARegisterRunsAsRegisterWideVectors) {
+  // 28 and 56 columns (NCHW rows of resnet50): register-wide vectors and one shorter vector
+  // (16 + 12, or 16 + 16 + 16 + 8 with AVX-512), never one <28 x float> that LLVM would
+  // split with shuffles.
+  for (const std::int64_t columns : {28, 56}) {
+    expectMatmulMatchesReference(tiledMatmul(56, columns), 56);
+    const std::string ir = codegen::emitLlvmIr(tiledMatmul(56, columns), host());
+    EXPECT_EQ(ir.find("<" + std::to_string(columns) + " x float>"), std::string::npos) << ir;
+  }
+  // A guard whose condition differs between lanes masks each piece separately: C[j] = A[j]
+  // for j < 21, the rest untouched; 49 lanes end in a one-lane piece.
+  for (const std::int64_t lanes : {28, 49}) {
+    const Buffer a = argument("A", lanes), out = argument("C", lanes);
+    const Var j = makeVar("j");
+    const LoadedKernel kernel =
+        compile({"guarded_row",
+                 {a, out},
+                 makeFor(j, lanes, ForKind::Vectorized,
+                         te::makeIfThenElse(te::binary(te::ExprKind::Less, v(j), c(21)),
+                                            makeStore(out, v(j), bufferLoad(a, v(j)))))});
+    std::vector<float> input = randomFloats(lanes, -1, 1, 5), output(lanes, 7.0f);
+    run(kernel, {input.data(), output.data()});
+    for (int k = 0; k < lanes; ++k)
+      ASSERT_EQ(output[k], k < 21 ? input[k] : 7.0f) << lanes << ": " << k;
+  }
 }
 
 TEST(CpuCodegen, GuardOfNonDivisibleSplitMasksTheLastVector) {
