@@ -81,7 +81,7 @@ ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
   for (graph::ValueId id : produced)
     ordered.push_back(lifetimes[id]);
   const MemoryPlan plan = planMemory(ordered);
-  arena_.assign(static_cast<std::size_t>(plan.arenaBytes), 0);
+  arena_ = runtime::AlignedBuffer(static_cast<std::size_t>(plan.arenaBytes));
   unsharedBytes_ = plan.unsharedBytes;
   for (std::size_t i = 0; i < produced.size(); ++i)
     arenaOffset_[produced[i]] = plan.offsets[i];

@@ -7,6 +7,7 @@
 #include "executor/TaskKernel.h"
 #include "graph/Graph.h"
 #include "graph/Partition.h"
+#include "runtime/AlignedBuffer.h"
 
 #include <cstdint>
 #include <map>
@@ -51,7 +52,7 @@ private:
   std::map<graph::ValueId, te::TensorData> constants_;
   // Every value a task produces lives at a planned offset in one arena (MemoryPlan.h).
   std::map<graph::ValueId, std::int64_t> arenaOffset_;
-  mutable std::vector<unsigned char> arena_;
+  mutable runtime::AlignedBuffer arena_;
   // Per occurrence, where its operands live: filled at construction except for graph inputs
   // and constants, whose addresses are bound at run time.
   struct Binding {

@@ -3,10 +3,12 @@
 
 #include "codegen/cpu/JitLoader.h"
 #include "measure/MeasureInput.h"
+#include "runtime/AlignedBuffer.h"
 #include "runtime/ThreadPool.h"
 #include "support/Error.h"
 
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 namespace clustune::measure {
@@ -17,19 +19,25 @@ RunResponse executeRunRequest(const RunRequest& request) {
     if (request.threads > 0 && runtime::ThreadPool::global().threadCount() != request.threads)
       runtime::ThreadPool::global().setThreadCount(request.threads);
     const codegen::LoadedKernel kernel(request.objectBytes, request.functionName);
-    std::vector<te::TensorData> buffers = generateInputs(request.arguments, request.seed);
+    // Inputs are generated, then copied into aligned buffers like those the executor runs on.
+    const std::vector<te::TensorData> inputs = generateInputs(request.arguments, request.seed);
+    std::vector<runtime::AlignedBuffer> buffers;
+    for (const te::TensorData& input : inputs) {
+      buffers.emplace_back(input.byteSize());
+      std::memcpy(buffers.back().data(), input.data(), input.byteSize());
+    }
     for (const ArgumentSpec& spec : request.arguments)
       if (spec.isOutput)
-        buffers.emplace_back(spec.dtype, spec.shape);
+        buffers.emplace_back(te::TensorData(spec.dtype, spec.shape).byteSize());
     std::vector<void*> pointers;
-    for (te::TensorData& buffer : buffers)
+    for (runtime::AlignedBuffer& buffer : buffers)
       pointers.push_back(buffer.data());
     response.costs = timeRuns([&] { kernel.run(pointers.data()); }, request.timing);
     if (request.returnOutputs)
       for (std::size_t i = 0; i < request.arguments.size(); ++i)
         if (request.arguments[i].isOutput)
-          response.outputBytes.emplace_back(static_cast<const char*>(buffers[i].data()),
-                                            buffers[i].byteSize());
+          response.outputBytes.emplace_back(reinterpret_cast<const char*>(buffers[i].data()),
+                                            buffers[i].size());
   } catch (const std::exception& error) {
     response = RunResponse{.error = errors::kRuntime, .errorDetail = error.what()};
   }
