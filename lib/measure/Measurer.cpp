@@ -4,6 +4,8 @@
 #include "measure/Correctness.h"
 #include "support/Error.h"
 
+#include <spdlog/spdlog.h>
+
 namespace clustune::measure {
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
@@ -15,12 +17,38 @@ const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
   if (found != references_.end())
     return found->second;
   Reference reference;
+  const bool large = options_.interpreterReferenceMaxFlops > 0 &&
+                     task.flops > options_.interpreterReferenceMaxFlops;
+  std::string whyNotCompiled;
+  if (auto outputs = large ? compiledNaiveOutputs(task, whyNotCompiled) : std::nullopt) {
+    reference.outputs = std::move(*outputs);
+    return references_.emplace(key, std::move(reference)).first->second;
+  }
+  if (large)
+    spdlog::warn("task {}: the naive schedule gave no reference ({}); interpreting instead", key,
+                 whyNotCompiled);
   try {
     reference.outputs = referenceOutputs(task, options_.runner.seed);
   } catch (const std::exception& error) {
     reference.error = error.what();
   }
   return references_.emplace(key, std::move(reference)).first->second;
+}
+
+std::optional<std::vector<te::TensorData>> Measurer::compiledNaiveOutputs(const graph::Task& task,
+                                                                          std::string& why) {
+  const BuildResult built = buildCandidate({.task = task, .steps = {}}, target_);
+  if (!built.ok()) {
+    why = built.error + ": " + built.errorDetail;
+    return std::nullopt;
+  }
+  const TimingOptions once{.number = 1, .repeat = 1, .minRepeatMs = 0, .cacheFlush = false};
+  RunOutcome outcome = runner_.run(built, true, once, options_.referenceTimeoutSeconds);
+  if (!outcome.ok()) {
+    why = outcome.error + ": " + outcome.errorDetail;
+    return std::nullopt;
+  }
+  return std::move(outcome.outputs);
 }
 
 MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult& built) {

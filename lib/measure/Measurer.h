@@ -10,6 +10,7 @@
 #include "measure/Runner.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,13 @@ struct MeasureOptions {
   RunnerOptions runner = {};
   int buildParallelism = 1; // compiler threads
   bool checkCorrectness = true;
+  // Tasks up to this many FLOPs take their reference from the interpreter (independent of code
+  // generation, and under a second there); larger ones from the naive schedule (the initial
+  // State: plain loops, no annotations), compiled and run once in the worker, since the
+  // interpreter needs minutes for a 10 GFLOP task. A naive kernel that fails falls back to
+  // the interpreter. 0 makes every reference an interpreter one.
+  std::int64_t interpreterReferenceMaxFlops = 50'000'000;
+  double referenceTimeoutSeconds = 600; // for one run of a naive kernel
 };
 
 class Measurer {
@@ -38,8 +46,12 @@ public:
 private:
   struct Reference {
     std::vector<te::TensorData> outputs;
-    std::string error; // why the interpreter could not compute it
+    std::string error; // why no reference could be computed
   };
+  // The naive schedule's outputs, compiled and run in the worker; nullopt with `why` set when
+  // it could not be built or run.
+  std::optional<std::vector<te::TensorData>> compiledNaiveOutputs(const graph::Task& task,
+                                                                  std::string& why);
   // Computed on first use and kept per workload key: every candidate of a task shares it.
   const Reference& referenceFor(const graph::Task& task);
 

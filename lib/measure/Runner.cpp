@@ -179,21 +179,35 @@ RunOutcome Runner::run(const BuildResult& built, bool returnOutputs) {
   return runObject(built.objectBytes, built.functionName, built.arguments, returnOutputs);
 }
 
+RunOutcome Runner::run(const BuildResult& built, bool returnOutputs, const TimingOptions& timing,
+                       double timeoutSeconds) {
+  assert(built.ok());
+  return runWith(built.objectBytes, built.functionName, built.arguments, returnOutputs, timing,
+                 timeoutSeconds);
+}
+
 RunOutcome Runner::runObject(const std::string& objectBytes, const std::string& functionName,
                              const std::vector<ArgumentSpec>& arguments, bool returnOutputs) {
+  return runWith(objectBytes, functionName, arguments, returnOutputs, options_.timing,
+                 options_.timeoutSeconds);
+}
+
+RunOutcome Runner::runWith(const std::string& objectBytes, const std::string& functionName,
+                           const std::vector<ArgumentSpec>& arguments, bool returnOutputs,
+                           const TimingOptions& timing, double timeoutSeconds) {
   if (pid_ < 0)
     startWorker();
   const RunRequest request{.objectBytes = objectBytes,
                            .functionName = functionName,
                            .arguments = arguments,
-                           .timing = options_.timing,
+                           .timing = timing,
                            .seed = options_.seed,
                            .threads = options_.threads,
                            .returnOutputs = returnOutputs};
   if (!writeFrame(fd_, encode(request)))
     return workerDied();
   std::string payload;
-  switch (readFrame(fd_, payload, deadlineAfter(options_.timeoutSeconds))) {
+  switch (readFrame(fd_, payload, deadlineAfter(timeoutSeconds))) {
   case FrameStatus::Ok:
     break;
   case FrameStatus::Closed:
@@ -201,7 +215,7 @@ RunOutcome Runner::runObject(const std::string& objectBytes, const std::string& 
   case FrameStatus::TimedOut:
     stopWorker(true);
     return RunOutcome{.error = errors::kTimeout,
-                      .errorDetail = "no result within " + formatSeconds(options_.timeoutSeconds) +
+                      .errorDetail = "no result within " + formatSeconds(timeoutSeconds) +
                                      "; the worker was killed"};
   }
 

@@ -56,6 +56,10 @@ public:
   // (missing executable, wrong protocol version).
   RunOutcome runObject(const std::string& objectBytes, const std::string& functionName,
                        const std::vector<ArgumentSpec>& arguments, bool returnOutputs);
+  // As run(), with another timing and time limit for this call only: a reference run is timed
+  // once and may take far longer than a candidate.
+  RunOutcome run(const BuildResult& built, bool returnOutputs, const TimingOptions& timing,
+                 double timeoutSeconds);
 
   const RunnerOptions& options() const { return options_; }
   // How many worker processes this Runner has started, and the current one (-1 when none);
@@ -67,6 +71,9 @@ public:
   static std::string defaultWorkerPath();
 
 private:
+  RunOutcome runWith(const std::string& objectBytes, const std::string& functionName,
+                     const std::vector<ArgumentSpec>& arguments, bool returnOutputs,
+                     const TimingOptions& timing, double timeoutSeconds);
   void startWorker();
   // Closes the connection and reaps the worker: politely (EOF) first, SIGKILL after a grace
   // period, or SIGKILL at once. Returns the wait status.

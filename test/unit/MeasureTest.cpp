@@ -107,6 +107,20 @@ TEST(MeasureTest, AKernelThatComputesSomethingElseIsAWrongResult) {
   EXPECT_TRUE(wrong.costs.empty());
 }
 
+TEST(MeasureTest, LargeTasksAreCheckedAgainstTheCompiledNaiveSchedule) {
+  graph::Task matmul = matmulTask(32, 48, 40);
+  graph::Task addRelu = addReluTask(8, 32);
+  matmul.flops = addRelu.flops = 1000; // above the limit below: no interpreter reference
+  MeasureOptions options = quickOptions();
+  options.interpreterReferenceMaxFlops = 10;
+  Measurer measurer(host(), options);
+  expectMeasured(measurer.measure({{matmul, defaultSteps(matmul)}})[0]);
+  expectMeasured(measurer.measureBuilt(addRelu, handBuilt(addRelu, handWrittenAddRelu(256, 0))));
+  const MeasureResult wrong =
+      measurer.measureBuilt(addRelu, handBuilt(addRelu, handWrittenAddRelu(256, 0.01)));
+  EXPECT_EQ(wrong.error, errors::kWrongResult) << wrong.errorDetail;
+}
+
 TEST(MeasureTest, WithoutTheCheckAWrongKernelIsTimedAnyway) {
   const graph::Task task = addReluTask(8, 32);
   MeasureOptions options = quickOptions();
