@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Measures, or resumes, the dataset shipped under data/cpu-<host CPU>/: every task of the corpus
 # models (models/*.onnx, batch 1) sampled and measured by clustune-measure on this machine, in
-# passes of rising --per-task (25, 100, 300 valid records per task) so that an interrupted run
+# passes of rising --per-task (10, 50, 300 valid records per task) so that an interrupted run
 # still covers every task, until each task has 300 or the dataset holds 100,000 records.
 #
-#   scripts/measure_dataset.sh [--time-budget SEC] [--per-task-passes "25 100 300"]
+#   scripts/measure_dataset.sh [--time-budget SEC] [--per-task-passes "10 50 300"]
 #                              [--max-records N] [--seed S]
 #
 # The work file data/<dir>/records.jsonl (git-ignored) is what clustune-measure appends to; it
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 time_budget=0
-passes="25 100 300"
+passes="10 50 300"
 max_records=100000
 seed=0
 while [ $# -gt 0 ]; do
