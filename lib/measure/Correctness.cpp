@@ -5,20 +5,33 @@
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 namespace clustune::measure {
 namespace {
 
-bool elementsMatch(double actual, double expected, bool floatingPoint) {
+bool elementsMatch(double actual, double expected, bool floatingPoint, double absoluteTolerance) {
   if (!floatingPoint)
     return actual == expected;
   if (std::isnan(actual) || std::isnan(expected))
     return std::isnan(actual) && std::isnan(expected);
   if (std::isinf(actual) || std::isinf(expected))
     return actual == expected;
-  return std::fabs(actual - expected) <= 1e-4 + 1e-3 * std::fabs(expected);
+  return std::fabs(actual - expected) <= absoluteTolerance + 1e-3 * std::fabs(expected);
+}
+
+// Root mean square of the finite elements; 0 for none.
+double rootMeanSquare(const te::TensorData& data) {
+  double sum = 0;
+  std::int64_t count = 0;
+  for (std::int64_t e = 0; e < data.elements(); ++e)
+    if (const double value = data.get(e); std::isfinite(value)) {
+      sum += value * value;
+      ++count;
+    }
+  return count == 0 ? 0.0 : std::sqrt(sum / static_cast<double>(count));
 }
 
 } // namespace
@@ -42,9 +55,12 @@ CheckResult checkAgainstReference(const std::vector<te::TensorData>& outputs,
                          graph::dataTypeName(expected.dtype()) + "[" +
                          graph::shapeToString(expected.shape()) + "]"};
     const bool floatingPoint = graph::isFloatingPoint(actual.dtype());
+    const double absoluteTolerance =
+        floatingPoint ? 1e-4 * std::max(1.0, rootMeanSquare(expected)) : 0.0;
     std::int64_t mismatches = 0, first = -1;
     for (std::int64_t e = 0; e < actual.elements(); ++e)
-      if (!elementsMatch(actual.get(e), expected.get(e), floatingPoint) && mismatches++ == 0)
+      if (!elementsMatch(actual.get(e), expected.get(e), floatingPoint, absoluteTolerance) &&
+          mismatches++ == 0)
         first = e;
     if (mismatches > 0) {
       std::ostringstream detail;
