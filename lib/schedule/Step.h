@@ -125,6 +125,7 @@ using Step =
 
 // The step's JSON name ("split", "fuse", ...), also used in error messages.
 const char* stepName(const Step& step);
+// The step's `stage` field: -1 for a cache_read of a workload input.
 int stepStage(const Step& step);
 
 // One object per step, e.g. {"step":"split","stage":2,"iterator":0,"factors":[8,4]}; fields in a
