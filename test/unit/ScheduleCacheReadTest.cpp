@@ -242,4 +242,29 @@ TEST(ScheduleCacheRead, CompiledPackedGemmMatchesTheReference) {
   EXPECT_TRUE(allClose(output, expected[0], 1e-5)) << te::toString(function);
 }
 
+// The point of the step: the packed panel is read at unit stride, so the tile's loads of it and
+// the copy's stores are plain vector accesses (no gather), and the 8 KiB panel stays on the
+// stack (64-byte aligned), allocated once per column tile.
+TEST(ScheduleCacheRead, TheCompiledTileReadsThePanelWithVectorLoads) {
+  const TestWorkload test = matmul(64, 64, 64);
+  const State state =
+      replay(test.workload,
+             {cacheReadOfInput(1, {0}), SplitStep{.stage = 1, .iterator = 0, .factors = {8}},
+              SplitStep{.stage = 1, .iterator = 2, .factors = {32}},
+              ReorderStep{.stage = 1, .order = {2, 0, 4, 1, 3}}, // j.0 i.0 k i.1 j.1
+              ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 0},
+              AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::Vectorize},
+              AnnotationStep{.stage = 1, .iterator = 3, .annotation = Annotation::Unroll},
+              AnnotationStep{.stage = 1, .iterator = 4, .annotation = Annotation::Vectorize}});
+  const te::LoweredFunction function = lower(test.workload, state, "panel");
+  EXPECT_TRUE(containsInOrder(te::toString(function),
+                              {"for C.i1.0", "allocate B.local: float32[2048]", "for C.i0.0"}))
+      << te::toString(function);
+  const std::string ir =
+      clustune::codegen::emitLlvmIr(function, clustune::codegen::testing::host());
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("alloca [2048 x float], align 64"), std::string::npos) << ir;
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
 } // namespace
