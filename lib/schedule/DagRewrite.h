@@ -1,12 +1,15 @@
-// The tensors behind cache_write and rfactor, the two steps that change the workload's dataflow
-// graph (Ansor's compute-DAG-changing steps): each replaces one stage by a pair of new tensors,
-// a producer and a consumer, and every later stage that read the old tensor is rebuilt to read
-// the consumer instead. State.cpp checks that a step is legal and calls these; they assume it.
+// The tensors behind cache_write, rfactor and cache_read, the steps that change the workload's
+// dataflow graph (Ansor's compute-DAG-changing steps). cache_write and rfactor replace one stage
+// by a pair of new tensors, a producer and a consumer, and every later stage that read the old
+// tensor is rebuilt to read the consumer instead; cache_read adds a copy of a tensor that the
+// chosen readers are rebuilt to read. State.cpp checks that a step is legal and calls these;
+// they assume it.
 #pragma once
 
 #include "schedule/State.h"
 #include "te/Tensor.h"
 
+#include <string>
 #include <unordered_map>
 
 namespace clustune::schedule {
@@ -26,6 +29,10 @@ StagePair cacheWriteTensors(const te::Tensor& stage);
 // fuses, with a guard where a split does not divide); the consumer reduces it over that
 // dimension. The stage's spatial iterators must be untransformed.
 StagePair rfactorTensors(const Stage& stage, int loopPosition, int factorAxis);
+
+// "<name>.<scope>": copy[i...] = read[i...], over the whole shape of `read` (a placeholder or a
+// stage's tensor).
+te::Tensor cacheReadTensor(const te::Tensor& read, const std::string& scope);
 
 using TensorReplacements = std::unordered_map<const te::TensorNode*, te::Tensor>;
 

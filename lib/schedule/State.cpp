@@ -250,6 +250,63 @@ public:
     replaceStage(cacheWrite.stage, cacheWriteTensors(stage.tensor));
   }
 
+  void operator()(const CacheReadStep& cacheRead) {
+    if (!isCacheReadScope(cacheRead.scope))
+      fail("unknown scope '" + cacheRead.scope + "' (the CPU has \"local\" and \"global\")");
+    te::Tensor read;
+    if (cacheRead.stage >= 0) {
+      read = checkedStage(cacheRead.stage).tensor;
+      if (cacheRead.input != -1)
+        fail("name either a stage or an input (the other -1), not stage " +
+             std::to_string(cacheRead.stage) + " and input " + std::to_string(cacheRead.input));
+    } else {
+      if (cacheRead.stage != -1)
+        checkedStage(cacheRead.stage);
+      if (cacheRead.input < 0 || static_cast<std::size_t>(cacheRead.input) >= state_.inputs_.size())
+        fail("input " + std::to_string(cacheRead.input) + " does not exist (the workload has " +
+             std::to_string(state_.inputs_.size()) + " inputs)");
+      read = state_.inputs_[cacheRead.input];
+    }
+    if (cacheRead.readers.empty())
+      fail("cache_read needs at least one reader");
+    std::set<int> readers;
+    for (int reader : cacheRead.readers) {
+      const Stage& stage = checkedStage(reader);
+      if (!readers.insert(reader).second)
+        fail("reader stage " + std::to_string(reader) + " is listed twice");
+      if (stage.isInlined())
+        fail("reader stage '" + stage.tensor->name +
+             "' is inlined (name the stages it is inlined into, before inlining it)");
+      const std::vector<te::Tensor> producers = te::producersOf(stage.tensor);
+      if (std::find(producers.begin(), producers.end(), read) == producers.end())
+        fail("stage '" + stage.tensor->name + "' does not read '" + read->name + "'");
+    }
+
+    // Ansor's numbering: the copy right after the producer of the tensor it copies (first for
+    // an input), so that stages keep their topological order.
+    const int index = cacheRead.stage + 1;
+    std::vector<Stage>& stages = state_.stages_;
+    const te::Tensor copy = cacheReadTensor(read, cacheRead.scope);
+    stages.insert(stages.begin() + index, initialStage(copy, -1));
+    for (Stage& stage : stages)
+      if (stage.location.kind == ComputeLocationKind::At && stage.location.targetStage >= index)
+        ++stage.location.targetStage;
+    // The readers load the copy; a later stage that loads a rebuilt reader loads the new tensor
+    // (and still the original, if it read that itself).
+    TensorReplacements rebuiltReaders;
+    for (std::size_t i = index + 1; i < stages.size(); ++i) {
+      TensorReplacements replacements = rebuiltReaders;
+      if (readers.count(static_cast<int>(i) - 1))
+        replacements[read.get()] = copy;
+      const te::Tensor rebuilt = withReplacedProducers(stages[i].tensor, replacements);
+      if (rebuilt.get() != stages[i].tensor.get()) {
+        rebuiltReaders[stages[i].tensor.get()] = rebuilt;
+        stages[i].tensor = rebuilt;
+      }
+    }
+    checkAttachedStagesKeepTheirConsumer();
+  }
+
   void operator()(const RfactorStep& rfactor) {
     const Stage& stage = mutableStage(rfactor.stage, true);
     const std::string& name = stage.tensor->name;
@@ -380,6 +437,7 @@ private:
 
 State initialState(const te::Workload& workload) {
   State state;
+  state.inputs_ = workload.inputs;
   for (const te::Tensor& tensor : workload.stages) {
     int outputIndex = -1;
     for (std::size_t k = 0; k < workload.outputs.size(); ++k)

@@ -54,8 +54,8 @@ struct ComputeLocation {
 };
 
 struct Stage {
-  // The workload's tensor until cache_write or rfactor replace it (and, through their loads,
-  // every later stage's): then a tensor of the state's own, so identify outputs by
+  // The workload's tensor until cache_write, rfactor or cache_read replace it (and, through their
+  // loads, every later stage's): then a tensor of the state's own, so identify outputs by
   // outputIndex, not by comparing with Workload::outputs.
   te::Tensor tensor;
   int outputIndex = -1; // position in Workload::outputs, or -1 for an intermediate stage
@@ -78,6 +78,8 @@ class State {
 public:
   const std::vector<Stage>& stages() const { return stages_; }
   const std::vector<Step>& steps() const { return steps_; }
+  // The workload's inputs, which cache_read names by position.
+  const std::vector<te::Tensor>& inputs() const { return inputs_; }
   // The stage computing `tensor`, or -1 for a placeholder.
   int stageIndex(const te::TensorNode* tensor) const;
 
@@ -92,6 +94,7 @@ private:
 
   std::vector<Stage> stages_;
   std::vector<Step> steps_;
+  std::vector<te::Tensor> inputs_;
 };
 
 // Raised by applyStep() for a step that does not fit the state (a bad index, vectorising a reduce

@@ -148,6 +148,14 @@ Step readStep(const Json& json) {
     if (cacheWrite.scope != "local")
       fields.fail("unknown scope '" + cacheWrite.scope + "' (the CPU has only \"local\")");
     step = cacheWrite;
+  } else if (kind == "cache_read") {
+    CacheReadStep cacheRead{.stage = fields.smallInteger("stage"),
+                            .input = fields.smallInteger("input")};
+    cacheRead.scope = fields.string("scope");
+    if (!isCacheReadScope(cacheRead.scope))
+      fields.fail("unknown scope '" + cacheRead.scope + "' (the CPU has \"local\" and \"global\")");
+    cacheRead.readers = fields.smallIntegers("readers");
+    step = cacheRead;
   } else if (kind == "rfactor") {
     step = RfactorStep{.stage = fields.smallInteger("stage"),
                        .iterator = fields.smallInteger("iterator"),
@@ -180,6 +188,10 @@ std::string listToString(const auto& values) {
 
 } // namespace
 
+bool isCacheReadScope(const std::string& scope) {
+  return scope == "local" || scope == "global";
+}
+
 const char* annotationName(Annotation annotation) {
   switch (annotation) {
   case Annotation::None:
@@ -204,6 +216,7 @@ const char* stepName(const Step& step) {
                                [](const ComputeRootStep&) { return "compute_root"; },
                                [](const PragmaStep&) { return "pragma"; },
                                [](const CacheWriteStep&) { return "cache_write"; },
+                               [](const CacheReadStep&) { return "cache_read"; },
                                [](const RfactorStep&) { return "rfactor"; }},
                     step);
 }
@@ -236,6 +249,11 @@ nlohmann::ordered_json toJson(const Step& step) {
                           json["auto_unroll_max_step"] = pragma.autoUnrollMaxStep;
                         },
                         [&](const CacheWriteStep& cacheWrite) { json["scope"] = cacheWrite.scope; },
+                        [&](const CacheReadStep& cacheRead) {
+                          json["input"] = cacheRead.input;
+                          json["scope"] = cacheRead.scope;
+                          json["readers"] = cacheRead.readers;
+                        },
                         [&](const RfactorStep& rfactor) {
                           json["iterator"] = rfactor.iterator;
                           json["factor_iterator_position"] = rfactor.factorIteratorPosition;
@@ -291,6 +309,11 @@ std::string toString(const Step& step) {
                  << ", auto_unroll_max_step=" << pragma.autoUnrollMaxStep;
           },
           [&](const CacheWriteStep& cacheWrite) { text << ", " << cacheWrite.scope; },
+          [&](const CacheReadStep& cacheRead) {
+            if (cacheRead.stage < 0)
+              text << ", input " << cacheRead.input;
+            text << ", " << cacheRead.scope << ", readers " << listToString(cacheRead.readers);
+          },
           [&](const RfactorStep& rfactor) {
             text << ", iterator " << rfactor.iterator << ", factor position "
                  << rfactor.factorIteratorPosition;

@@ -18,6 +18,9 @@ enum class Annotation { None, Parallel, Vectorize, Unroll };
 
 const char* annotationName(Annotation annotation); // "none", "parallel", "vectorize", "unroll"
 
+// The scopes cache_read accepts: "local" and "global" (the CPU has no "shared" memory).
+bool isCacheReadScope(const std::string& scope);
+
 // Splits an iterator of extent E into factors.size() + 1 nested iterators: the outermost has
 // extent ceil(E / product(factors)), the others have the given factors, outermost first (Ansor's
 // split with inner_to_outer). A factor product that does not divide E leaves a guard.
@@ -88,6 +91,21 @@ struct CacheWriteStep {
   friend bool operator==(const CacheWriteStep&, const CacheWriteStep&) = default;
 };
 
+// Ansor's cache_read: a new stage "<tensor>.<scope>" copies the tensor that `stage` computes or,
+// with stage == -1, workload input `input`; the `readers` (stage indices, each loading the
+// tensor directly) are rebuilt to load the copy instead, other readers keep the original. The
+// copy takes index stage + 1 (0 for an input) and every later stage's index grows by one, as
+// in Ansor. Computing the copy at a tile loop of its reader makes it the packed tile that one
+// iteration reads (e.g. a K-block x N-block panel of a GEMM's B, contiguous). Scopes "local"
+// and "global" lower alike on CPU: a buffer of the kernel's own.
+struct CacheReadStep {
+  int stage = -1;
+  int input = -1;
+  std::string scope = "local";
+  std::vector<int> readers = {};
+  friend bool operator==(const CacheReadStep&, const CacheReadStep&) = default;
+};
+
 // Ansor's rfactor (TVM's rfactor with factor_axis): the reduce iterator at loop position
 // `iterator` becomes a spatial axis of a new stage "<name>.rf" that computes partial results
 // over the stage's other reduce iterators; the stage then reduces the partial results over that
@@ -103,10 +121,11 @@ struct RfactorStep {
 
 using Step =
     std::variant<SplitStep, FuseStep, ReorderStep, AnnotationStep, ComputeAtStep, ComputeInlineStep,
-                 ComputeRootStep, PragmaStep, CacheWriteStep, RfactorStep>;
+                 ComputeRootStep, PragmaStep, CacheWriteStep, CacheReadStep, RfactorStep>;
 
 // The step's JSON name ("split", "fuse", ...), also used in error messages.
 const char* stepName(const Step& step);
+// The step's `stage` field: -1 for a cache_read of a workload input.
 int stepStage(const Step& step);
 
 // One object per step, e.g. {"step":"split","stage":2,"iterator":0,"factors":[8,4]}; fields in a
