@@ -18,23 +18,6 @@ namespace st = clustune::schedule::testing;
 
 namespace {
 
-std::size_t countStores(const te::Stmt& stmt) {
-  switch (stmt->kind) {
-  case te::StmtKind::Store:
-    return 1;
-  case te::StmtKind::Sequence: {
-    std::size_t stores = 0;
-    for (const te::Stmt& statement : stmt->sequence)
-      stores += countStores(statement);
-    return stores;
-  }
-  case te::StmtKind::IfThenElse:
-    return countStores(stmt->body) + (stmt->elseBody ? countStores(stmt->elseBody) : 0);
-  default:
-    return countStores(stmt->body);
-  }
-}
-
 TEST(ProgramFeaturesCacheWrite, TheTileAccumulatorHasAllocationFeatures) {
   const st::TestWorkload test = st::matmul(16, 24, 8);
   using namespace clustune::schedule;
@@ -73,7 +56,7 @@ TEST(ProgramFeaturesCacheWrite, SampledCacheWriteAndRfactorSchedulesGiveFiniteVe
       const te::LoweredFunction function =
           schedule::lower(test.workload, schedule::replay(test.workload, steps), "f");
       const auto features = extractProgramFeatures(function);
-      ASSERT_EQ(features.size(), countStores(function.body));
+      ASSERT_EQ(features.size(), clustune::schedule::testing::countStores(function.body));
       for (const StoreFeatures& store : features)
         for (float value : store.values)
           ASSERT_TRUE(std::isfinite(value)) << te::toString(function);

@@ -315,28 +315,12 @@ TEST(ProgramFeatures, ArithmeticIntensityOfMatmulNeverDecreases) {
   EXPECT_EQ(extractProgramFeatures(matmulNest()).at(0).values[ix::kArithmeticIntensityCurve], 0.0f);
 }
 
-std::size_t countStores(const te::Stmt& stmt) {
-  switch (stmt->kind) {
-  case te::StmtKind::Store:
-    return 1;
-  case te::StmtKind::Sequence: {
-    std::size_t stores = 0;
-    for (const te::Stmt& statement : stmt->sequence)
-      stores += countStores(statement);
-    return stores;
-  }
-  case te::StmtKind::IfThenElse:
-    return countStores(stmt->body) + (stmt->elseBody ? countStores(stmt->elseBody) : 0);
-  default:
-    return countStores(stmt->body);
-  }
-}
-
 // Invariants every vector must satisfy: finite values, exactly one flag per one-hot group in
 // use, a never-decreasing arithmetic-intensity curve.
 void expectWellFormed(const te::LoweredFunction& function) {
   const auto features = extractProgramFeatures(function);
-  ASSERT_EQ(features.size(), countStores(function.body)) << te::toString(function);
+  ASSERT_EQ(features.size(), clustune::schedule::testing::countStores(function.body))
+      << te::toString(function);
   const auto sum = [](const StoreFeatures& f, std::size_t first, std::size_t count) {
     float total = 0;
     for (std::size_t value = first; value < first + count; ++value)
@@ -394,7 +378,8 @@ TEST(ProgramFeatures, LoweredConvolutionTaskIsFiniteAndDeterministic) {
   const te::LoweredFunction function =
       schedule::lower(workload, schedule::replay(workload, steps), "conv");
   const auto features = extractProgramFeatures(function);
-  ASSERT_EQ(features.size(), countStores(function.body)) << te::toString(function);
+  ASSERT_EQ(features.size(), clustune::schedule::testing::countStores(function.body))
+      << te::toString(function);
   ASSERT_GE(features.size(), 2u);
   double totalMads = 0;
   for (const StoreFeatures& store : features) {

@@ -23,25 +23,6 @@ std::string lowered(const Workload& workload, const State& state) {
 }
 
 // The reason of the InvalidScheduleError that `step` raises after `before`.
-std::string rejection(const Workload& workload, const std::vector<Step>& before, const Step& step) {
-  const State state = replay(workload, before);
-  try {
-    applyStep(state, step);
-  } catch (const InvalidScheduleError& error) {
-    return error.reason();
-  }
-  return "(accepted)";
-}
-
-std::string jsonError(const std::string& text) {
-  try {
-    stepFromJson(nlohmann::json::parse(text));
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(accepted)";
-}
-
 std::vector<std::string> stageNames(const State& state) {
   std::vector<std::string> names;
   for (const Stage& stage : state.stages())
@@ -100,25 +81,25 @@ TEST(ScheduleCacheRead, JsonRoundTripAndFixedFieldOrder) {
 }
 
 TEST(ScheduleCacheRead, MalformedJsonIsRejected) {
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local"})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local"})"),
             "schedule step 'cache_read': missing field 'readers'");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"scope":"local","readers":[1]})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"scope":"local","readers":[1]})"),
             "schedule step 'cache_read': missing field 'input'");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"shared",)"
-                      R"("readers":[1]})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"shared",)"
+                          R"("readers":[1]})"),
             "schedule step 'cache_read': unknown scope 'shared' (the CPU has \"local\" and "
             "\"global\")");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
-                      R"("readers":[1],"iterator":0})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
+                          R"("readers":[1],"iterator":0})"),
             "schedule step 'cache_read': unknown field 'iterator'");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
-                      R"("readers":1})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
+                          R"("readers":1})"),
             "schedule step 'cache_read': field 'readers' must be an array of integers");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
-                      R"("readers":[1.5]})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
+                          R"("readers":[1.5]})"),
             "schedule step 'cache_read': field 'readers' must be an array of integers");
-  EXPECT_EQ(jsonError(R"({"step":"cache_read","stage":0,"input":"0","scope":"local",)"
-                      R"("readers":[1]})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":"0","scope":"local",)"
+                          R"("readers":[1]})"),
             "schedule step 'cache_read': field 'input' must be an integer");
 }
 
@@ -149,29 +130,32 @@ TEST(ScheduleCacheRead, TheCopyFollowsItsProducerAndLaterStagesMoveUp) {
 TEST(ScheduleCacheRead, IllegalCacheReadsAreRejectedWithTheirReason) {
   const Workload product = matmul(8, 8, 8).workload;
   const Workload conv = paddedConvolution(2, 2, 4, 4).workload; // pad 0, conv 1; X 0, W 1
-  EXPECT_EQ(rejection(product, {}, cacheReadOfStage(1, {0})),
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfStage(1, {0})),
             "stage 1 does not exist (the workload has 1 stages)");
-  EXPECT_EQ(rejection(product, {}, cacheReadOfStage(-2, {0})),
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfStage(-2, {0})),
             "stage -2 does not exist (the workload has 1 stages)");
-  EXPECT_EQ(rejection(product, {}, cacheReadOfInput(2, {0})),
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(2, {0})),
             "input 2 does not exist (the workload has 2 inputs)");
-  EXPECT_EQ(rejection(conv, {}, CacheReadStep{.stage = 0, .input = 0, .readers = {1}}),
+  EXPECT_EQ(rejectionReason(conv, {}, CacheReadStep{.stage = 0, .input = 0, .readers = {1}}),
             "name either a stage or an input (the other -1), not stage 0 and input 0");
-  EXPECT_EQ(rejection(product, {},
+  EXPECT_EQ(
+      rejectionReason(product, {},
                       CacheReadStep{.stage = -1, .input = 0, .scope = "shared", .readers = {0}}),
-            "unknown scope 'shared' (the CPU has \"local\" and \"global\")");
-  EXPECT_EQ(rejection(product, {}, cacheReadOfInput(0, {})),
+      "unknown scope 'shared' (the CPU has \"local\" and \"global\")");
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(0, {})),
             "cache_read needs at least one reader");
-  EXPECT_EQ(rejection(product, {}, cacheReadOfInput(0, {0, 0})), "reader stage 0 is listed twice");
-  EXPECT_EQ(rejection(product, {}, cacheReadOfInput(0, {3})),
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(0, {0, 0})),
+            "reader stage 0 is listed twice");
+  EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(0, {3})),
             "stage 3 does not exist (the workload has 1 stages)");
-  EXPECT_EQ(rejection(conv, {}, cacheReadOfInput(0, {1})), "stage 'conv' does not read 'X'");
-  EXPECT_EQ(rejection(conv, {ComputeInlineStep{.stage = 0}}, cacheReadOfInput(0, {0})),
+  EXPECT_EQ(rejectionReason(conv, {}, cacheReadOfInput(0, {1})), "stage 'conv' does not read 'X'");
+  EXPECT_EQ(rejectionReason(conv, {ComputeInlineStep{.stage = 0}}, cacheReadOfInput(0, {0})),
             "reader stage 'pad' is inlined (name the stages it is inlined into, before inlining "
             "it)");
   // pad is computed at conv, which would read pad through the copy instead.
-  EXPECT_EQ(rejection(conv, {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
-                      cacheReadOfStage(0, {1})),
+  EXPECT_EQ(rejectionReason(conv,
+                            {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
+                            cacheReadOfStage(0, {1})),
             "stage 'pad' is computed at 'conv' but would be read by 'pad.local'");
 }
 

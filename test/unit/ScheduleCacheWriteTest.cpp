@@ -24,25 +24,6 @@ std::string lowered(const Workload& workload, const State& state) {
 }
 
 // The reason of the InvalidScheduleError that `step` raises after `before`.
-std::string rejection(const Workload& workload, const std::vector<Step>& before, const Step& step) {
-  const State state = replay(workload, before);
-  try {
-    applyStep(state, step);
-  } catch (const InvalidScheduleError& error) {
-    return error.reason();
-  }
-  return "(accepted)";
-}
-
-std::string jsonError(const std::string& text) {
-  try {
-    stepFromJson(nlohmann::json::parse(text));
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(accepted)";
-}
-
 // The loop interpreter against te::evaluateWorkload, on seeded inputs.
 ::testing::AssertionResult matchesInterpreter(const Workload& workload, const State& state,
                                               std::uint64_t seed = 5) {
@@ -85,15 +66,15 @@ TEST(ScheduleCacheWrite, JsonRoundTripAndFixedFieldOrder) {
 }
 
 TEST(ScheduleCacheWrite, MalformedJsonIsRejected) {
-  EXPECT_EQ(jsonError(R"({"step":"cache_write","stage":0})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_write","stage":0})"),
             "schedule step 'cache_write': missing field 'scope'");
-  EXPECT_EQ(jsonError(R"({"step":"cache_write","stage":0,"scope":"shared"})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_write","stage":0,"scope":"shared"})"),
             "schedule step 'cache_write': unknown scope 'shared' (the CPU has only \"local\")");
-  EXPECT_EQ(jsonError(R"({"step":"cache_write","stage":0,"scope":"local","readers":[1]})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_write","stage":0,"scope":"local","readers":[1]})"),
             "schedule step 'cache_write': unknown field 'readers'");
-  EXPECT_EQ(jsonError(R"({"step":"cache_write","stage":"0","scope":"local"})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_write","stage":"0","scope":"local"})"),
             "schedule step 'cache_write': field 'stage' must be an integer");
-  EXPECT_EQ(jsonError(R"({"step":"cache_write","stage":0,"scope":1})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_write","stage":0,"scope":1})"),
             "schedule step 'cache_write': field 'scope' must be a string");
 }
 
@@ -123,33 +104,36 @@ TEST(ScheduleCacheWrite, TheCacheTakesTheStageIndexAndLaterStagesMoveUp) {
 TEST(ScheduleCacheWrite, IllegalCacheWritesAreRejectedWithTheirReason) {
   const Workload product = matmul(8, 8, 8).workload;
   const Workload conv = paddedConvolution(2, 2, 4, 4).workload;
-  EXPECT_EQ(rejection(product, {}, CacheWriteStep{.stage = 1}),
+  EXPECT_EQ(rejectionReason(product, {}, CacheWriteStep{.stage = 1}),
             "stage 1 does not exist (the workload has 1 stages)");
-  EXPECT_EQ(rejection(product, {}, CacheWriteStep{.stage = 0, .scope = "shared"}),
+  EXPECT_EQ(rejectionReason(product, {}, CacheWriteStep{.stage = 0, .scope = "shared"}),
             "unknown scope 'shared' (the CPU has only \"local\")");
-  EXPECT_EQ(rejection(product, {SplitStep{.stage = 0, .iterator = 0, .factors = {2}}},
-                      CacheWriteStep{.stage = 0}),
+  EXPECT_EQ(rejectionReason(product, {SplitStep{.stage = 0, .iterator = 0, .factors = {2}}},
+                            CacheWriteStep{.stage = 0}),
             "cache_write must come before any loop step on stage 'C' (its loops start afresh, "
             "as in Ansor)");
-  EXPECT_EQ(
-      rejection(product, {ReorderStep{.stage = 0, .order = {1, 0, 2}}}, CacheWriteStep{.stage = 0}),
-      "cache_write must come before any loop step on stage 'C' (its loops start afresh, "
-      "as in Ansor)");
-  EXPECT_EQ(
-      rejection(product,
+  EXPECT_EQ(rejectionReason(product, {ReorderStep{.stage = 0, .order = {1, 0, 2}}},
+                            CacheWriteStep{.stage = 0}),
+            "cache_write must come before any loop step on stage 'C' (its loops start afresh, "
+            "as in Ansor)");
+  EXPECT_EQ(rejectionReason(
+                product,
                 {AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::Parallel}},
                 CacheWriteStep{.stage = 0}),
-      "cache_write must come before annotating stage 'C'");
-  EXPECT_EQ(rejection(product, {PragmaStep{.stage = 0, .iterator = 0, .autoUnrollMaxStep = 16}},
-                      CacheWriteStep{.stage = 0}),
+            "cache_write must come before annotating stage 'C'");
+  EXPECT_EQ(rejectionReason(product,
+                            {PragmaStep{.stage = 0, .iterator = 0, .autoUnrollMaxStep = 16}},
+                            CacheWriteStep{.stage = 0}),
             "cache_write must come before the pragma of stage 'C'");
-  EXPECT_EQ(rejection(conv, {ComputeInlineStep{.stage = 0}}, CacheWriteStep{.stage = 0}),
+  EXPECT_EQ(rejectionReason(conv, {ComputeInlineStep{.stage = 0}}, CacheWriteStep{.stage = 0}),
             "stage 'pad' is inlined");
-  EXPECT_EQ(rejection(conv, {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
-                      CacheWriteStep{.stage = 1}),
+  EXPECT_EQ(rejectionReason(conv,
+                            {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
+                            CacheWriteStep{.stage = 1}),
             "cache_write of stage 'conv' must come before computing 'pad' at it");
-  EXPECT_EQ(rejection(conv, {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
-                      CacheWriteStep{.stage = 0}),
+  EXPECT_EQ(rejectionReason(conv,
+                            {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 2}},
+                            CacheWriteStep{.stage = 0}),
             "cache_write needs stage 'pad' at root");
 }
 

@@ -19,25 +19,6 @@ namespace te = clustune::te;
 
 namespace {
 
-std::string rejection(const Workload& workload, const std::vector<Step>& before, const Step& step) {
-  const State state = replay(workload, before);
-  try {
-    applyStep(state, step);
-  } catch (const InvalidScheduleError& error) {
-    return error.reason();
-  }
-  return "(accepted)";
-}
-
-std::string jsonError(const std::string& text) {
-  try {
-    stepFromJson(nlohmann::json::parse(text));
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(accepted)";
-}
-
 ::testing::AssertionResult matchesInterpreter(const Workload& workload, const State& state) {
   const std::vector<TensorData> inputs = randomInputs(workload, 13);
   const std::vector<TensorData> expected = te::evaluateWorkload(workload, inputs);
@@ -64,13 +45,13 @@ TEST(ScheduleRfactor, JsonRoundTripAndFixedFieldOrder) {
 }
 
 TEST(ScheduleRfactor, MalformedJsonIsRejected) {
-  EXPECT_EQ(jsonError(R"({"step":"rfactor","stage":0,"iterator":2})"),
+  EXPECT_EQ(stepJsonError(R"({"step":"rfactor","stage":0,"iterator":2})"),
             "schedule step 'rfactor': missing field 'factor_iterator_position'");
   EXPECT_EQ(
-      jsonError(R"({"step":"rfactor","stage":0,"iterator":2,"factor_iterator_position":1.0})"),
+      stepJsonError(R"({"step":"rfactor","stage":0,"iterator":2,"factor_iterator_position":1.0})"),
       "schedule step 'rfactor': field 'factor_iterator_position' must be an integer");
   EXPECT_EQ(
-      jsonError(
+      stepJsonError(
           R"({"step":"rfactor","stage":0,"iterator":2,"factor_iterator_position":1,"axis":0})"),
       "schedule step 'rfactor': unknown field 'axis'");
 }
@@ -109,27 +90,28 @@ TEST(ScheduleRfactor, PartialStageTakesTheIndexAndTheFactoredLoopBecomesADimensi
 TEST(ScheduleRfactor, IllegalRfactorsAreRejectedWithTheirReason) {
   const Workload product = matmul(4, 4, 16).workload;
   const Workload chain = elementwiseChain(4, 6).workload;
-  EXPECT_EQ(rejection(product, {}, RfactorStep{.stage = 0, .iterator = 0}),
+  EXPECT_EQ(rejectionReason(product, {}, RfactorStep{.stage = 0, .iterator = 0}),
             "iterator 'C.i0' is not a reduce iterator");
-  EXPECT_EQ(rejection(product, {}, RfactorStep{.stage = 0, .iterator = 3}),
+  EXPECT_EQ(rejectionReason(product, {}, RfactorStep{.stage = 0, .iterator = 3}),
             "iterator 3 does not exist (stage 'C' has 3 iterators)");
-  EXPECT_EQ(rejection(chain, {}, RfactorStep{.stage = 0, .iterator = 0}),
+  EXPECT_EQ(rejectionReason(chain, {}, RfactorStep{.stage = 0, .iterator = 0}),
             "stage 'T1' is not a reduction");
-  EXPECT_EQ(
-      rejection(product, {}, RfactorStep{.stage = 0, .iterator = 2, .factorIteratorPosition = 3}),
-      "factor position 3 is not between 0 and the 2 spatial axes of stage 'C'");
-  EXPECT_EQ(rejection(product, {SplitStep{.stage = 0, .iterator = 0, .factors = {2}}},
-                      RfactorStep{.stage = 0, .iterator = 3}),
+  EXPECT_EQ(rejectionReason(product, {},
+                            RfactorStep{.stage = 0, .iterator = 2, .factorIteratorPosition = 3}),
+            "factor position 3 is not between 0 and the 2 spatial axes of stage 'C'");
+  EXPECT_EQ(rejectionReason(product, {SplitStep{.stage = 0, .iterator = 0, .factors = {2}}},
+                            RfactorStep{.stage = 0, .iterator = 3}),
             "rfactor needs the spatial iterators of stage 'C' untransformed (split or fuse only "
             "its reduce iterators before it)");
-  EXPECT_EQ(
-      rejection(product,
+  EXPECT_EQ(rejectionReason(
+                product,
                 {AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::Vectorize}},
                 RfactorStep{.stage = 0, .iterator = 2}),
-      "rfactor must come before annotating stage 'C'");
+            "rfactor must come before annotating stage 'C'");
   const Workload conv = paddedConvolution(2, 2, 4, 4).workload;
-  EXPECT_EQ(rejection(conv, {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 4}},
-                      RfactorStep{.stage = 1, .iterator = 4}),
+  EXPECT_EQ(rejectionReason(conv,
+                            {ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 4}},
+                            RfactorStep{.stage = 1, .iterator = 4}),
             "rfactor of stage 'conv' must come before computing 'pad' at it");
 }
 

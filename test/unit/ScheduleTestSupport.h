@@ -8,7 +8,10 @@
 #include "schedule/LoopInterpreter.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
+#include "schedule/Step.h"
+#include "support/Error.h"
 #include "support/Random.h"
+#include "te/Stmt.h"
 #include "te/Tensor.h"
 #include "te/TensorData.h"
 
@@ -278,6 +281,46 @@ inline ::testing::AssertionResult containsInOrder(const std::string& text,
     position = found + pattern.size();
   }
   return ::testing::AssertionSuccess();
+}
+
+// The reason of the InvalidScheduleError that `step` raises after `before`, or "(accepted)".
+inline std::string rejectionReason(const Workload& workload, const std::vector<Step>& before,
+                                   const Step& step) {
+  const State state = replay(workload, before);
+  try {
+    applyStep(state, step);
+  } catch (const InvalidScheduleError& error) {
+    return error.reason();
+  }
+  return "(accepted)";
+}
+
+// The error stepFromJson raises for `text`, or "(accepted)".
+inline std::string stepJsonError(const std::string& text) {
+  try {
+    stepFromJson(nlohmann::json::parse(text));
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
+// Store statements in a loop nest: program features give one vector per store.
+inline std::size_t countStores(const te::Stmt& stmt) {
+  switch (stmt->kind) {
+  case te::StmtKind::Store:
+    return 1;
+  case te::StmtKind::Sequence: {
+    std::size_t stores = 0;
+    for (const te::Stmt& statement : stmt->sequence)
+      stores += countStores(statement);
+    return stores;
+  }
+  case te::StmtKind::IfThenElse:
+    return countStores(stmt->body) + (stmt->elseBody ? countStores(stmt->elseBody) : 0);
+  default:
+    return countStores(stmt->body);
+  }
 }
 
 } // namespace clustune::schedule::testing
