@@ -10,7 +10,7 @@
 # The work file data/<dir>/records.jsonl (git-ignored) is what clustune-measure appends to; it
 # is seeded from the shipped records.jsonl.gz when absent, so any machine of the same class can
 # continue the dataset. At the end (or when the budget runs out) the work file is compressed
-# into records.jsonl.gz and the summary is printed. Run it on an otherwise idle machine: other
+# into records.jsonl.gz and summarised in summary.md (scripts/dataset_summary.py). Run it on an otherwise idle machine: other
 # load disturbs the timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,4 +60,5 @@ done
 gzip -9 -n -c "$dir/records.jsonl" > "$dir/records.jsonl.gz.tmp"
 mv "$dir/records.jsonl.gz.tmp" "$dir/records.jsonl.gz"
 gzip -9 -n -c "$dir/tasks.jsonl" > "$dir/tasks.jsonl.gz"
-scripts/dataset_summary.py "$dir/tasks.jsonl.gz" "$dir/records.jsonl.gz" | head -n 20
+scripts/dataset_summary.py "$dir/tasks.jsonl.gz" "$dir/records.jsonl.gz" > "$dir/summary.md"
+head -n 20 "$dir/summary.md"
