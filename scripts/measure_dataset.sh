@@ -10,8 +10,8 @@
 # The work file data/<dir>/records.jsonl (git-ignored) is what clustune-measure appends to; it
 # is seeded from the shipped records.jsonl.gz when absent, so any machine of the same class can
 # continue the dataset. At the end (or when the budget runs out) the work file is compressed
-# into records.jsonl.gz and summarised in summary.md (scripts/dataset_summary.py). Run it on an otherwise idle machine: other
-# load disturbs the timings.
+# into records.jsonl.gz and summarised in summary.md (scripts/dataset_summary.py). Run it on
+# an otherwise idle machine: other load disturbs the timings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
