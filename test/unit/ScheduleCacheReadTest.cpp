@@ -2,6 +2,7 @@
 // renumbering, the reasons it is refused, and that lowering with the copy computed at a tile
 // loop of its reader (a packed panel, with non-divisible splits and padding) computes what the
 // te reference interpreter computes, in the loop interpreter and in LLVM-compiled code.
+#include "CompiledScheduleTestSupport.h"
 #include "CpuCodegenTestSupport.h"
 #include "ScheduleTestSupport.h"
 #include "schedule/Lower.h"
@@ -211,19 +212,12 @@ TEST(ScheduleCacheRead, PaddedConvolutionWithCopiesAtTileLoopsMatchesTheReferenc
 }
 
 TEST(ScheduleCacheRead, CompiledPackedGemmMatchesTheReference) {
-  namespace cg = clustune::codegen::testing;
   const TestWorkload test = matmul(18, 40, 29);
   std::vector<Step> steps = packedGemm();
   steps.push_back(AnnotationStep{.stage = 2, .iterator = 0, .annotation = Annotation::Parallel});
   steps.push_back(AnnotationStep{.stage = 2, .iterator = 3, .annotation = Annotation::Unroll});
   const State state = replay(test.workload, steps);
-  const te::LoweredFunction function = lower(test.workload, state, "cache_read_matmul");
-  const clustune::codegen::LoadedKernel kernel = cg::compile(function);
-  std::vector<TensorData> inputs = randomInputs(test.workload, 3);
-  const std::vector<TensorData> expected = te::evaluateWorkload(test.workload, inputs);
-  TensorData output(DataType::Float32, {18, 40});
-  cg::run(kernel, {inputs[0].data(), inputs[1].data(), output.data()});
-  EXPECT_TRUE(allClose(output, expected[0], 1e-5)) << te::toString(function);
+  EXPECT_TRUE(compiledMatchesInterpreter(test.workload, state, "cache_read_matmul", {18, 40}, 3));
 }
 
 // The point of the step: the packed panel is read at unit stride, so the tile's loads of it and

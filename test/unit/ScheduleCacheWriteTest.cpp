@@ -3,6 +3,7 @@
 // of the copy (with non-divisible splits, padding and an epilogue) computes what the te
 // reference interpreter computes, in the loop interpreter and in LLVM-compiled code, where the
 // tile stays in registers.
+#include "CompiledScheduleTestSupport.h"
 #include "CpuCodegenTestSupport.h"
 #include "ScheduleTestSupport.h"
 #include "schedule/Lower.h"
@@ -229,7 +230,6 @@ TEST(ScheduleCacheWrite, PaddedConvolutionWithBiasReluEpilogue) {
 }
 
 TEST(ScheduleCacheWrite, CompiledCacheWriteScheduleMatchesTheReference) {
-  namespace cg = clustune::codegen::testing;
   const TestWorkload test = matmul(18, 40, 13);
   const State state =
       replay(test.workload,
@@ -242,13 +242,7 @@ TEST(ScheduleCacheWrite, CompiledCacheWriteScheduleMatchesTheReference) {
               AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::Vectorize},
               AnnotationStep{.stage = 1, .iterator = 3, .annotation = Annotation::Vectorize},
               PragmaStep{.stage = 0, .iterator = 0, .autoUnrollMaxStep = 64}});
-  const te::LoweredFunction function = lower(test.workload, state, "cache_write_matmul");
-  const clustune::codegen::LoadedKernel kernel = cg::compile(function);
-  std::vector<TensorData> inputs = randomInputs(test.workload, 3);
-  const std::vector<TensorData> expected = te::evaluateWorkload(test.workload, inputs);
-  TensorData output(DataType::Float32, {18, 40});
-  cg::run(kernel, {inputs[0].data(), inputs[1].data(), output.data()});
-  EXPECT_TRUE(allClose(output, expected[0], 1e-5)) << te::toString(function);
+  EXPECT_TRUE(compiledMatchesInterpreter(test.workload, state, "cache_write_matmul", {18, 40}, 3));
 }
 
 // The point of the step: with the cache's tile loops unrolled and vectorized, LLVM keeps the

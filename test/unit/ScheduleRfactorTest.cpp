@@ -3,6 +3,7 @@
 // factored over split, fused and non-divisible reduce loops (a dense layer with few rows, a
 // full sum, softmax's max and sum, a padded convolution) compute what the te reference
 // interpreter computes.
+#include "CompiledScheduleTestSupport.h"
 #include "CpuCodegenTestSupport.h"
 #include "ScheduleTestSupport.h"
 #include "schedule/Lower.h"
@@ -215,7 +216,6 @@ TEST(ScheduleRfactor, CacheWriteOfTheFinalReduction) {
 }
 
 TEST(ScheduleRfactor, CompiledRfactorScheduleMatchesTheReference) {
-  namespace cg = clustune::codegen::testing;
   const TestWorkload test = matmul(3, 20, 300);
   // k split by 16 (300 is not a multiple), the inner part factored out and vectorized, the
   // partial results computed per output row in parallel.
@@ -227,13 +227,7 @@ TEST(ScheduleRfactor, CompiledRfactorScheduleMatchesTheReference) {
               AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::Parallel},
               AnnotationStep{.stage = 0, .iterator = 3, .annotation = Annotation::Vectorize},
               ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 0}});
-  const te::LoweredFunction function = lower(test.workload, state, "rfactor_dense");
-  const clustune::codegen::LoadedKernel kernel = cg::compile(function);
-  std::vector<TensorData> inputs = randomInputs(test.workload, 4);
-  const std::vector<TensorData> expected = te::evaluateWorkload(test.workload, inputs);
-  TensorData output(DataType::Float32, {3, 20});
-  cg::run(kernel, {inputs[0].data(), inputs[1].data(), output.data()});
-  EXPECT_TRUE(allClose(output, expected[0], 1e-5)) << te::toString(function);
+  EXPECT_TRUE(compiledMatchesInterpreter(test.workload, state, "rfactor_dense", {3, 20}, 4));
 }
 
 } // namespace
