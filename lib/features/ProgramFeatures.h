@@ -15,6 +15,9 @@
 namespace clustune::features {
 
 inline constexpr std::size_t kProgramFeatureCount = 164;
+// Bumped whenever a feature's definition or position changes: cost models record the version
+// they were trained on and refuse features of another.
+inline constexpr int kProgramFeatureVersion = 1;
 
 struct StoreFeatures {
   std::array<float, kProgramFeatureCount> values = {};
