@@ -38,7 +38,8 @@ ProgramSplit splitByModel(const ProgramDataset& dataset, const std::vector<graph
     throw Error("no task occurs in model '" + model + "' (see the \"weights\" of tasks.jsonl)");
   ProgramSplit split;
   for (std::size_t program = 0; program < dataset.programCount(); ++program) {
-    const std::string& key = dataset.taskKeys[static_cast<std::size_t>(dataset.programTask[program])];
+    const std::string& key =
+        dataset.taskKeys[static_cast<std::size_t>(dataset.programTask[program])];
     (inModel.count(key) ? split.second : split.first).push_back(program);
   }
   return split;

@@ -31,8 +31,7 @@ MlpCostModel::MlpCostModel(MlpArchitecture architecture, std::uint64_t seed)
 MlpCostModel::MlpCostModel(MlpArchitecture architecture, Rng&& rng)
     : architecture_(architecture), featureScale_(nn::Matrix::Ones(1, architecture.features)),
       encoder_(makeEncoder(architecture, rng)), encoderActivations_(encoder_.size()),
-      residual_(makeResidualBlocks(architecture, rng)),
-      head_("head", architecture.hidden, 1, rng) {
+      residual_(makeResidualBlocks(architecture, rng)), head_("head", architecture.hidden, 1, rng) {
   assert(architecture.features > 0 && architecture.hidden > 0 && architecture.residualBlocks >= 0);
 }
 

@@ -1,6 +1,9 @@
 # lit configuration for the tool tests: each .test file is a shell script of RUN lines checked
-# with FileCheck. %inputs are the small hand-made ONNX files, %models the shipped corpus.
+# with FileCheck. %inputs are the small hand-made ONNX files, %models the shipped corpus, %data
+# the shipped measured datasets and %scripts the project's scripts.
 import os
+import subprocess
+import sys
 import lit.formats
 
 config.name = "clustune-tools"
@@ -19,3 +22,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.clustune_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%models", os.path.join(config.clustune_source_dir, "models")))
+config.substitutions.append(("%data", os.path.join(config.clustune_source_dir, "data")))
+config.substitutions.append(("%scripts", os.path.join(config.clustune_source_dir, "scripts")))
+
+# Checks against ONNX Runtime run where the Python package is installed (it is not a Debian
+# package, so a fresh CI machine skips them).
+if subprocess.run([sys.executable, "-c", "import onnxruntime"], capture_output=True).returncode == 0:
+    config.available_features.add("onnxruntime")

@@ -1,0 +1,117 @@
+#include "cluster/ClusterFile.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace clustune::cluster {
+namespace {
+
+template <class T>
+T field(const nlohmann::json& entry, const char* name, const ErrorContext& context) {
+  const auto found = entry.find(name);
+  if (found == entry.end())
+    throw Error(std::string("clusters file lacks the field '") + name + "'", context);
+  try {
+    return found->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(std::string("clusters file field '") + name + "' has the wrong type", context);
+  }
+}
+
+} // namespace
+
+ClusterFile readClusterFile(const std::string& path) {
+  const ErrorContext context{displayPath(path)};
+  nlohmann::json entry;
+  try {
+    entry = nlohmann::json::parse(readFileBytes(path));
+  } catch (const nlohmann::json::parse_error& error) {
+    throw Error(std::string("not valid JSON: ") + error.what(), context);
+  }
+  if (!entry.is_object())
+    throw Error("a clusters file is one JSON object", context);
+  const int version = field<int>(entry, "v", context);
+  if (version != kClusterFileVersion)
+    throw Error("clusters file version " + std::to_string(version) +
+                    " is not supported (expected " + std::to_string(kClusterFileVersion) + ")",
+                context);
+  ClusterFile clusters;
+  clusters.k = field<int>(entry, "k", context);
+  clusters.silhouette = field<double>(entry, "silhouette", context);
+  clusters.centroids = field<std::vector<std::vector<double>>>(entry, "centroids", context);
+  clusters.assign = field<std::map<std::string, int>>(entry, "assign", context);
+  if (clusters.k < 1 || static_cast<int>(clusters.centroids.size()) != clusters.k)
+    throw Error("clusters file has k = " + std::to_string(clusters.k) + " but " +
+                    std::to_string(clusters.centroids.size()) + " centroids",
+                context);
+  for (const std::vector<double>& centroid : clusters.centroids)
+    if (centroid.empty() || centroid.size() != clusters.centroids[0].size())
+      throw Error("clusters file centroids differ in width", context);
+  for (const auto& [key, cluster] : clusters.assign)
+    if (cluster < 0 || cluster >= clusters.k)
+      throw Error("task " + key + " is assigned to cluster " + std::to_string(cluster) +
+                      ", outside 0.." + std::to_string(clusters.k - 1),
+                  context);
+  if (const auto found = entry.find("clusters"); found != entry.end()) {
+    if (!found->is_array() || static_cast<int>(found->size()) != clusters.k)
+      throw Error("clusters file field 'clusters' must list the k clusters", context);
+    for (const nlohmann::json& item : *found) {
+      ClusterInfo info;
+      info.size = field<int>(item, "size", context);
+      info.radius = field<double>(item, "radius", context);
+      info.anchors = field<std::map<std::string, int>>(item, "anchors", context);
+      clusters.clusters.push_back(info);
+    }
+  }
+  return clusters;
+}
+
+void writeClusterFile(const std::string& path, const ClusterFile& clusters) {
+  nlohmann::ordered_json entry;
+  entry["v"] = kClusterFileVersion;
+  entry["k"] = clusters.k;
+  entry["silhouette"] = clusters.silhouette;
+  entry["centroids"] = clusters.centroids;
+  entry["assign"] = clusters.assign;
+  if (!clusters.clusters.empty()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (std::size_t cluster = 0; cluster < clusters.clusters.size(); ++cluster) {
+      const ClusterInfo& info = clusters.clusters[cluster];
+      list.push_back({{"id", cluster},
+                      {"size", info.size},
+                      {"radius", info.radius},
+                      {"anchors", info.anchors}});
+    }
+    entry["clusters"] = list;
+  }
+  OutputFile output(path);
+  output.stream() << entry.dump() << '\n';
+  output.commit();
+}
+
+NearestCluster nearestCluster(const ClusterFile& clusters, const std::vector<double>& embedding) {
+  NearestCluster nearest;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t cluster = 0; cluster < clusters.centroids.size(); ++cluster) {
+    const std::vector<double>& centroid = clusters.centroids[cluster];
+    if (centroid.size() != embedding.size())
+      throw Error("an embedding of width " + std::to_string(embedding.size()) +
+                  " cannot be compared with centroids of width " + std::to_string(centroid.size()));
+    double squared = 0;
+    for (std::size_t dimension = 0; dimension < centroid.size(); ++dimension)
+      squared += (centroid[dimension] - embedding[dimension]) *
+                 (centroid[dimension] - embedding[dimension]);
+    if (squared < best) {
+      best = squared;
+      nearest.cluster = static_cast<int>(cluster);
+    }
+  }
+  nearest.distance = std::sqrt(best);
+  return nearest;
+}
+
+} // namespace clustune::cluster

@@ -1,0 +1,124 @@
+#include "costmodel/MlpCostModelFile.h"
+
+#include "features/ProgramFeatures.h"
+#include "nn/OnnxFile.h"
+#include "support/Error.h"
+
+namespace clustune::costmodel {
+namespace {
+
+constexpr const char* kFeatureVersionKey = "clustune.feature_version";
+constexpr const char* kFeaturesKey = "clustune.features";
+constexpr const char* kHiddenKey = "clustune.hidden";
+constexpr const char* kResidualBlocksKey = "clustune.residual_blocks";
+constexpr const char* kFeatureScale = "feature_scale";
+constexpr const char* kReduceAxes = "reduce_axes";
+
+// Adds Gemm(input, W, b) and returns the name of its output.
+std::string addDense(nn::OnnxGraph& graph, const nn::Dense& layer, const std::string& input,
+                     const std::string& output) {
+  graph.nodes.push_back({"Gemm", {input, layer.weight().name, layer.bias().name}, {output}});
+  return output;
+}
+
+std::string addRelu(nn::OnnxGraph& graph, const std::string& input, const std::string& output) {
+  graph.nodes.push_back({"Relu", {input}, {output}});
+  return output;
+}
+
+int metadataInt(const nn::OnnxGraph& graph, const std::string& path, const std::string& key) {
+  const auto found = graph.metadata.find(key);
+  if (found == graph.metadata.end())
+    throw Error("cost model lacks the metadata entry '" + key + "'", {path});
+  try {
+    return std::stoi(found->second);
+  } catch (const std::exception&) {
+    throw Error("cost model metadata '" + key + "' is not an integer: '" + found->second + "'",
+                {path});
+  }
+}
+
+} // namespace
+
+void saveMlpCostModel(const std::string& path, const MlpCostModel& model,
+                      const std::map<std::string, std::string>& metadata) {
+  const MlpArchitecture& architecture = model.architecture();
+  nn::OnnxGraph graph;
+  graph.name = "clustune_mlp_cost_model";
+  graph.inputs.push_back({"statements", {-1, architecture.features}, {"statements", ""}});
+  graph.outputs.push_back({"score", {1, 1}, {}});
+  graph.metadata = metadata;
+  graph.metadata["clustune.kind"] = kMlpModelKind;
+  graph.metadata[kFeatureVersionKey] = std::to_string(features::kProgramFeatureVersion);
+  graph.metadata[kFeaturesKey] = std::to_string(architecture.features);
+  graph.metadata[kHiddenKey] = std::to_string(architecture.hidden);
+  graph.metadata[kResidualBlocksKey] = std::to_string(architecture.residualBlocks);
+
+  graph.initializers.emplace_back(kFeatureScale, model.featureScale());
+  graph.oneDimensional.insert(kFeatureScale);
+  for (const nn::Parameter* parameter : model.parameters()) {
+    graph.initializers.emplace_back(parameter->name, parameter->value);
+    if (parameter->value.rows() == 1)
+      graph.oneDimensional.insert(parameter->name);
+  }
+  graph.int64Initializers.emplace_back(kReduceAxes, std::vector<std::int64_t>{0});
+
+  graph.nodes.push_back({"Mul", {"statements", kFeatureScale}, {"normalised"}});
+  std::string value = "normalised";
+  for (int layer = 0; layer < 2; ++layer) {
+    const std::string name = "encoder." + std::to_string(layer);
+    value = addRelu(graph, addDense(graph, model.encoder(layer), value, name + ".linear"), name);
+  }
+  nn::OnnxNode sum{"ReduceSum", {value, kReduceAxes}, {"program"}};
+  sum.intAttributes["keepdims"] = 1;
+  graph.nodes.push_back(sum);
+  value = "program";
+  for (int block = 0; block < architecture.residualBlocks; ++block) {
+    const std::string name = "residual." + std::to_string(block);
+    const std::string activated =
+        addRelu(graph, addDense(graph, model.residual(block).dense(), value, name + ".linear"),
+                name + ".relu");
+    graph.nodes.push_back({"Add", {activated, value}, {name}});
+    value = name;
+  }
+  addDense(graph, model.head(), value, "score");
+  nn::saveOnnxGraph(path, graph);
+}
+
+MlpCostModel loadMlpCostModel(const std::string& path) {
+  const nn::OnnxGraph graph = nn::loadOnnxGraph(path, kMlpModelKind);
+  const int version = metadataInt(graph, path, kFeatureVersionKey);
+  if (version != features::kProgramFeatureVersion)
+    throw Error("cost model was trained on program features of version " + std::to_string(version) +
+                    ", but this clustune computes version " +
+                    std::to_string(features::kProgramFeatureVersion) + ": retrain it",
+                {path});
+  MlpArchitecture architecture;
+  architecture.features = metadataInt(graph, path, kFeaturesKey);
+  architecture.hidden = metadataInt(graph, path, kHiddenKey);
+  architecture.residualBlocks = metadataInt(graph, path, kResidualBlocksKey);
+  if (architecture.features <= 0 || architecture.hidden <= 0 || architecture.residualBlocks < 0 ||
+      architecture.residualBlocks > 64)
+    throw Error("cost model architecture is out of range", {path});
+  MlpCostModel model(architecture, 0);
+  auto loadInto = [&](const std::string& name, nn::Matrix& value) {
+    const nn::Matrix& stored = nn::initializer(graph, name);
+    nn::Matrix shaped = stored;
+    if (stored.size() == value.size() && stored.rows() != value.rows())
+      shaped = Eigen::Map<const nn::Matrix>(stored.data(), value.rows(), value.cols());
+    if (shaped.rows() != value.rows() || shaped.cols() != value.cols())
+      throw Error("cost model tensor '" + name + "' is " + std::to_string(stored.rows()) + "×" +
+                      std::to_string(stored.cols()) + ", expected " + std::to_string(value.rows()) +
+                      "×" + std::to_string(value.cols()),
+                  {path});
+    value = shaped;
+  };
+  nn::Matrix scale = model.featureScale();
+  loadInto(kFeatureScale, scale);
+  model.setFeatureScale(scale);
+  for (nn::Parameter* parameter : model.parameters())
+    loadInto(parameter->name, parameter->value);
+  return model;
+}
+
+} // namespace clustune::costmodel

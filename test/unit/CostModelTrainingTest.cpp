@@ -1,0 +1,148 @@
+// Training the MLP (costmodel/Training.h) on programs of real tasks whose costs the test sets:
+// the model learns a ranking it could not know before training, early stopping keeps the best
+// epoch, training is deterministic per seed, and bad input is an error, never a NaN model.
+#include "CostModelTestSupport.h"
+#include "costmodel/DatasetSplit.h"
+#include "costmodel/Metrics.h"
+#include "costmodel/Training.h"
+#include "support/Error.h"
+
+#include <gtest/gtest.h>
+
+using namespace clustune;
+using namespace clustune::costmodel;
+using costmodel::testing::sampledRecords;
+using measure::testing::matmulTask;
+
+namespace {
+
+// Programs of a matmul task whose cost falls with the innermost vector length and parallel
+// extent that features capture: the cost is a function of the program's own features, so a
+// model can learn it. Index-based costs would not be learnable.
+struct LearnableData {
+  ProgramDataset dataset;
+};
+
+double learnableCost(const nn::Matrix& rows) {
+  double cost = 1.0;
+  for (Eigen::Index row = 0; row < rows.rows(); ++row) {
+    cost += 0.5 * rows(row, features::index::kVectorize + features::index::kAnnotationLength);
+    cost -= 0.3 * rows(row, features::index::kParallel + features::index::kAnnotationProduct);
+    cost += 0.2 * rows(row, features::index::kNumLoops);
+  }
+  return std::exp(cost / 4.0) * 1e-4;
+}
+
+ProgramDataset learnableDataset() {
+  std::vector<graph::Task> tasks = {matmulTask(64, 64, 64), matmulTask(32, 96, 48)};
+  std::vector<measure::Record> records;
+  for (const graph::Task& task : tasks) {
+    auto sampled = sampledRecords(task, 120, [](int) { return 1.0; }, 3);
+    records.insert(records.end(), sampled.begin(), sampled.end());
+  }
+  ProgramDataset dataset = buildProgramDataset(tasks, records);
+  for (std::size_t program = 0; program < dataset.programCount(); ++program) {
+    const int begin = dataset.programOffsets[program];
+    dataset.costs[program] = learnableCost(
+        dataset.statements.middleRows(begin, dataset.programOffsets[program + 1] - begin));
+  }
+  return dataset;
+}
+
+double heldOutPairwiseAccuracy(const MlpCostModel& model, const ProgramDataset& dataset) {
+  const nn::Vector scores = predictPrograms(model, dataset);
+  std::vector<TaskPredictions> tasks(dataset.taskKeys.size());
+  for (std::size_t program = 0; program < dataset.programCount(); ++program) {
+    TaskPredictions& task = tasks[static_cast<std::size_t>(dataset.programTask[program])];
+    task.costs.push_back(dataset.costs[program]);
+    task.scores.push_back(scores(static_cast<Eigen::Index>(program)));
+  }
+  return pairwiseAccuracy(tasks);
+}
+
+constexpr MlpArchitecture kArchitecture{
+    .features = static_cast<int>(kStatementFeatureCount), .hidden = 32, .residualBlocks = 2};
+
+} // namespace
+
+TEST(CostModelTraining, LearnsARankingOfHeldOutPrograms) {
+  const ProgramDataset dataset = learnableDataset();
+  const ProgramSplit split = splitWithinTasks(dataset, 0.3, 5);
+  const ProgramDataset training = selectPrograms(dataset, split.first);
+  const ProgramDataset heldOut = selectPrograms(dataset, split.second);
+  for (LossKind loss : {LossKind::LambdaRank, LossKind::RankNet, LossKind::MeanSquaredError}) {
+    MlpCostModel model(kArchitecture, 1);
+    model.fitFeatureScale(training.statements);
+    const double before = heldOutPairwiseAccuracy(model, heldOut);
+    TrainingOptions options;
+    options.epochs = 60;
+    options.batchPrograms = 64;
+    options.loss = loss;
+    options.adam.learningRate = 3e-3f;
+    const TrainingResult result = trainMlp(model, training, heldOut, options);
+    const double after = heldOutPairwiseAccuracy(model, heldOut);
+    EXPECT_GT(after, 0.85) << lossKindName(loss) << " (before training: " << before << ")";
+    EXPECT_GT(after, before + 0.1) << lossKindName(loss);
+    EXPECT_GE(result.bestEpoch, 1);
+    EXPECT_LE(result.bestEpoch, result.epochs);
+  }
+}
+
+TEST(CostModelTraining, KeepsTheWeightsOfTheEpochWithTheBestValidationLoss) {
+  const ProgramDataset dataset = learnableDataset();
+  const ProgramSplit split = splitWithinTasks(dataset, 0.3, 5);
+  const ProgramDataset training = selectPrograms(dataset, split.first);
+  const ProgramDataset validation = selectPrograms(dataset, split.second);
+  MlpCostModel model(kArchitecture, 2);
+  TrainingOptions options;
+  options.epochs = 12;
+  options.batchPrograms = 32;
+  options.patience = 100;
+  std::vector<double> losses;
+  const TrainingResult result = trainMlp(model, training, validation, options,
+                                         [&](const EpochReport& epoch) {
+                                           losses.push_back(epoch.validationLoss);
+                                         });
+  ASSERT_EQ(losses.size(), 12u);
+  const double best = *std::min_element(losses.begin(), losses.end());
+  EXPECT_DOUBLE_EQ(result.bestValidationLoss, best);
+  EXPECT_NEAR(validationLoss(model, validation, options.loss), best, 1e-6 * std::max(1.0, best));
+}
+
+TEST(CostModelTraining, StopsEarlyAfterPatienceEpochsWithoutImprovement) {
+  const ProgramDataset dataset = learnableDataset();
+  const ProgramSplit split = splitWithinTasks(dataset, 0.3, 5);
+  MlpCostModel model(kArchitecture, 2);
+  TrainingOptions options;
+  options.epochs = 200;
+  options.batchPrograms = 32;
+  options.patience = 2;
+  options.adam.learningRate = 0.05f; // too high: the validation loss soon stops improving
+  const TrainingResult result = trainMlp(model, selectPrograms(dataset, split.first),
+                                         selectPrograms(dataset, split.second), options);
+  EXPECT_LT(result.epochs, 200);
+  EXPECT_EQ(result.epochs, result.bestEpoch + 2);
+}
+
+TEST(CostModelTraining, IsDeterministicForASeed) {
+  const ProgramDataset dataset = learnableDataset();
+  TrainingOptions options;
+  options.epochs = 3;
+  options.batchPrograms = 50;
+  options.seed = 9;
+  MlpCostModel first(kArchitecture, 4), second(kArchitecture, 4);
+  trainMlp(first, dataset, {}, options);
+  trainMlp(second, dataset, {}, options);
+  EXPECT_EQ(predictPrograms(first, dataset), predictPrograms(second, dataset));
+}
+
+TEST(CostModelTraining, AnEmptyTrainingSetIsAnError) {
+  MlpCostModel model(kArchitecture, 1);
+  EXPECT_THROW(trainMlp(model, {}, {}, {}), Error);
+}
+
+TEST(CostModelTraining, LossNamesRoundTripAndUnknownNamesAreErrors) {
+  for (LossKind kind : {LossKind::LambdaRank, LossKind::MeanSquaredError, LossKind::RankNet})
+    EXPECT_EQ(lossKindFromName(lossKindName(kind)), kind);
+  EXPECT_THROW(lossKindFromName("hinge"), Error);
+}
