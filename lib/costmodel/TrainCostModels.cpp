@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fmt/format.h>
 #include <set>
 #include <spdlog/spdlog.h>
 
@@ -48,6 +49,11 @@ nlohmann::ordered_json trainOne(const std::string& name, MlpCostModel& model, co
   summary["seconds"] = result.seconds;
   summary["programs_per_second"] = result.programsPerSecond;
   return summary;
+}
+
+// A float option as the decimal a user typed (7e-4, not 0.000699999975...).
+double shortestDecimal(float value) {
+  return std::stod(fmt::format("{}", value));
 }
 
 std::string targetOf(const std::vector<measure::Record>& records) {
@@ -148,12 +154,13 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
                   {"skipped_errors", report.skippedErrors},
                   {"skipped_unknown_tasks", report.skippedUnknownTasks},
                   {"skipped_unlowered", report.skippedUnloweredSchedules}};
-  meta["training"] = {{"epochs", request.training.epochs},
-                      {"batch_programs", request.training.batchPrograms},
-                      {"learning_rate", request.training.adam.learningRate},
-                      {"weight_decay", request.training.adam.weightDecay},
-                      {"gradient_clip_norm", request.training.adam.gradientClipNorm},
-                      {"validation_fraction", request.validationFraction}};
+  meta["training"] = {
+      {"epochs", request.training.epochs},
+      {"batch_programs", request.training.batchPrograms},
+      {"learning_rate", shortestDecimal(request.training.adam.learningRate)},
+      {"weight_decay", shortestDecimal(request.training.adam.weightDecay)},
+      {"gradient_clip_norm", shortestDecimal(request.training.adam.gradientClipNorm)},
+      {"validation_fraction", request.validationFraction}};
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   const std::map<std::string, std::string> fileMetadata = {
       {"clustune.target", meta["target"].get<std::string>()},

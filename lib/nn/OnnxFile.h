@@ -22,12 +22,12 @@ inline constexpr const char* kOnnxProducerVersion = "1";
 inline constexpr const char* kOnnxKindKey = "clustune.kind";
 
 struct OnnxNode {
-  std::string opType; // default (ai.onnx) domain, opset 13
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-  std::map<std::string, std::int64_t> intAttributes;
-  std::map<std::string, std::vector<std::int64_t>> intListAttributes;
-  std::map<std::string, float> floatAttributes;
+  std::string opType = {}; // default (ai.onnx) domain, opset 13
+  std::vector<std::string> inputs = {};
+  std::vector<std::string> outputs = {};
+  std::map<std::string, std::int64_t> intAttributes = {};
+  std::map<std::string, std::vector<std::int64_t>> intListAttributes = {};
+  std::map<std::string, float> floatAttributes = {};
 };
 
 // A float tensor at the graph's boundary.

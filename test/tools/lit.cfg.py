@@ -25,7 +25,10 @@ config.substitutions.append(("%models", os.path.join(config.clustune_source_dir,
 config.substitutions.append(("%data", os.path.join(config.clustune_source_dir, "data")))
 config.substitutions.append(("%scripts", os.path.join(config.clustune_source_dir, "scripts")))
 
-# Checks against ONNX Runtime run where the Python package is installed (it is not a Debian
-# package, so a fresh CI machine skips them).
-if subprocess.run([sys.executable, "-c", "import onnxruntime"], capture_output=True).returncode == 0:
-    config.available_features.add("onnxruntime")
+config.substitutions.append(("%python", sys.executable))
+
+# Checks that need Python packages run where they are installed: ONNX Runtime is not a Debian
+# package, so a fresh CI machine skips those tests.
+for module in ("onnxruntime", "numpy"):
+    if subprocess.run([sys.executable, "-c", "import " + module], capture_output=True).returncode == 0:
+        config.available_features.add(module)

@@ -1,6 +1,7 @@
 // clusters.json (cluster/ClusterFile.h): the round trip, the validation of every field, and
 // nearest-centroid assignment.
 #include "cluster/ClusterFile.h"
+
 #include "support/Error.h"
 
 #include <filesystem>
@@ -52,9 +53,9 @@ TEST(ClusterFile, RoundTripsEveryField) {
 }
 
 TEST(ClusterFile, TheDesignDocumentsMinimalFormReads) {
-  const std::string path = writeText(
-      "minimal.json",
-      R"({"v":1,"k":2,"silhouette":0.41,"centroids":[[1,2],[3,4]],"assign":{"ab":1}})");
+  const std::string path =
+      writeText("minimal.json",
+                R"({"v":1,"k":2,"silhouette":0.41,"centroids":[[1,2],[3,4]],"assign":{"ab":1}})");
   const ClusterFile read = readClusterFile(path);
   EXPECT_EQ(read.assign.at("ab"), 1);
   EXPECT_TRUE(read.clusters.empty());

@@ -39,7 +39,8 @@ TEST(CostModelDataset, EveryValidRecordBecomesAProgramWithTheFeaturesOfItsLowere
   const ProgramDataset dataset = buildProgramDataset(fixture.tasks, fixture.records, &report);
   ASSERT_EQ(dataset.programCount(), fixture.records.size());
   EXPECT_EQ(report.programs, fixture.records.size());
-  EXPECT_EQ(dataset.taskKeys, (std::vector<std::string>{fixture.tasks[0].key, fixture.tasks[1].key}));
+  EXPECT_EQ(dataset.taskKeys,
+            (std::vector<std::string>{fixture.tasks[0].key, fixture.tasks[1].key}));
   EXPECT_EQ(dataset.statements.cols(), static_cast<Eigen::Index>(kStatementFeatureCount));
   EXPECT_EQ(dataset.programOffsets.back(), dataset.statements.rows());
 
@@ -96,7 +97,8 @@ TEST(CostModelDataset, SelectProgramsKeepsRowsCostsAndRenumbersTasks) {
   const ProgramDataset dataset = buildProgramDataset(fixture.tasks, fixture.records);
   const ProgramDataset subset = selectPrograms(dataset, {13, 2});
   ASSERT_EQ(subset.programCount(), 2u);
-  EXPECT_EQ(subset.taskKeys, (std::vector<std::string>{fixture.tasks[1].key, fixture.tasks[0].key}));
+  EXPECT_EQ(subset.taskKeys,
+            (std::vector<std::string>{fixture.tasks[1].key, fixture.tasks[0].key}));
   EXPECT_EQ(subset.programTask, (std::vector<int>{0, 1}));
   EXPECT_DOUBLE_EQ(subset.costs[1], dataset.costs[2]);
   const int rows = dataset.programOffsets[3] - dataset.programOffsets[2];

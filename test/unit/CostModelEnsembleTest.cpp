@@ -1,6 +1,7 @@
 // The cost-model directory as an ensemble (costmodel/CostModelEnsemble.h): routing to cluster
 // models and back to the global model, and the checks on meta.json.
 #include "costmodel/CostModelEnsemble.h"
+
 #include "costmodel/MlpCostModelFile.h"
 #include "features/ProgramFeatures.h"
 #include "support/Error.h"
@@ -18,8 +19,8 @@ namespace {
 constexpr MlpArchitecture kSmall{.features = 4, .hidden = 8, .residualBlocks = 1};
 
 struct Directory {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("clustune-ensemble-" + std::to_string(::getpid()));
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("clustune-ensemble-" + std::to_string(::getpid()));
   nlohmann::json meta;
 
   Directory() {

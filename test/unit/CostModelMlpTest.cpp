@@ -127,8 +127,7 @@ TEST(CostModelMlp, LoadingRefusesAnotherFeatureVersion) {
   const std::string path = temporaryPath("version.onnx");
   saveMlpCostModel(path, MlpCostModel(kSmall, 1));
   nn::OnnxGraph graph = nn::loadOnnxGraph(path, kMlpModelKind);
-  graph.metadata["clustune.feature_version"] =
-      std::to_string(features::kProgramFeatureVersion + 1);
+  graph.metadata["clustune.feature_version"] = std::to_string(features::kProgramFeatureVersion + 1);
   nn::saveOnnxGraph(path, graph);
   try {
     loadMlpCostModel(path);
@@ -141,7 +140,6 @@ TEST(CostModelMlp, LoadingRefusesAnotherFeatureVersion) {
 }
 
 TEST(CostModelMlp, LoadingRefusesAFileThatIsNotAClustuneCostModel) {
-  EXPECT_THROW(loadMlpCostModel(std::string(CLUSTUNE_SOURCE_DIR) + "/models/resnet18.onnx"),
-               Error);
+  EXPECT_THROW(loadMlpCostModel(std::string(CLUSTUNE_SOURCE_DIR) + "/models/resnet18.onnx"), Error);
   EXPECT_THROW(loadMlpCostModel(temporaryPath("absent.onnx")), Error);
 }

@@ -37,7 +37,8 @@ ProgramDataset learnableDataset() {
   std::vector<graph::Task> tasks = {matmulTask(64, 64, 64), matmulTask(32, 96, 48)};
   std::vector<measure::Record> records;
   for (const graph::Task& task : tasks) {
-    auto sampled = sampledRecords(task, 120, [](int) { return 1.0; }, 3);
+    auto sampled = sampledRecords(
+        task, 120, [](int) { return 1.0; }, 3);
     records.insert(records.end(), sampled.begin(), sampled.end());
   }
   ProgramDataset dataset = buildProgramDataset(tasks, records);
@@ -99,10 +100,9 @@ TEST(CostModelTraining, KeepsTheWeightsOfTheEpochWithTheBestValidationLoss) {
   options.batchPrograms = 32;
   options.patience = 100;
   std::vector<double> losses;
-  const TrainingResult result = trainMlp(model, training, validation, options,
-                                         [&](const EpochReport& epoch) {
-                                           losses.push_back(epoch.validationLoss);
-                                         });
+  const TrainingResult result =
+      trainMlp(model, training, validation, options,
+               [&](const EpochReport& epoch) { losses.push_back(epoch.validationLoss); });
   ASSERT_EQ(losses.size(), 12u);
   const double best = *std::min_element(losses.begin(), losses.end());
   EXPECT_DOUBLE_EQ(result.bestValidationLoss, best);

@@ -5,7 +5,6 @@
 #include "nn/Loss.h"
 #include "support/Error.h"
 
-#include <chrono>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
@@ -159,22 +158,17 @@ TEST(NnLambdaRank, HopelessPairIsClampedLikeTensetWithoutGradient) {
   EXPECT_EQ(loss.gradient[1], 0);
 }
 
-TEST(NnLambdaRank, ListOf512IsFiniteBalancedAndFast) {
+TEST(NnLambdaRank, ListOf512IsFiniteAndBalanced) {
   Rng rng(44);
   Vector predictions(512), labels(512);
   for (int index = 0; index < 512; ++index) {
     predictions[index] = static_cast<float>(rng.normal());
     labels[index] = static_cast<float>(rng.uniform());
   }
-  const auto start = std::chrono::steady_clock::now();
   const LossValue loss = lambdaRank(predictions, labels);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(std::isfinite(loss.value));
   EXPECT_TRUE(loss.gradient.allFinite());
   EXPECT_NEAR(loss.gradient.cast<double>().sum(), 0, 1e-5);
-  // About 130k pairs take a few milliseconds; a generous bound so a loaded machine passes.
-  EXPECT_LT(seconds, 1.0);
 }
 
 TEST(NnRankNet, ValueOnHandExample) {
