@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <numeric>
+#include <utility>
 
 namespace clustune::graph {
 
@@ -75,16 +76,33 @@ std::string shapeToString(const Shape& shape) {
   return text;
 }
 
-const AttributeValue* Node::attribute(const std::string& key) const {
+const AttributeValue* findAttribute(const Attributes& attributes, const std::string& key) {
   auto found = attributes.find(key);
   return found == attributes.end() ? nullptr : &found->second;
 }
 
-std::int64_t Node::intAttribute(const std::string& key, std::int64_t fallback) const {
-  const auto* value = attribute(key);
+std::int64_t intAttribute(const Attributes& attributes, const std::string& key,
+                          std::int64_t fallback) {
+  const auto* value = findAttribute(attributes, key);
   if (const auto* integer = value ? std::get_if<std::int64_t>(value) : nullptr)
     return *integer;
   return fallback;
+}
+
+std::vector<std::int64_t> intsAttribute(const Attributes& attributes, const std::string& key,
+                                        std::vector<std::int64_t> fallback) {
+  const auto* value = findAttribute(attributes, key);
+  if (const auto* integers = value ? std::get_if<std::vector<std::int64_t>>(value) : nullptr)
+    return *integers;
+  return fallback;
+}
+
+const AttributeValue* Node::attribute(const std::string& key) const {
+  return findAttribute(attributes, key);
+}
+
+std::int64_t Node::intAttribute(const std::string& key, std::int64_t fallback) const {
+  return graph::intAttribute(attributes, key, fallback);
 }
 
 double Node::floatAttribute(const std::string& key, double fallback) const {
@@ -100,10 +118,7 @@ double Node::floatAttribute(const std::string& key, double fallback) const {
 
 std::vector<std::int64_t> Node::intsAttribute(const std::string& key,
                                               std::vector<std::int64_t> fallback) const {
-  const auto* value = attribute(key);
-  if (const auto* integers = value ? std::get_if<std::vector<std::int64_t>>(value) : nullptr)
-    return *integers;
-  return fallback;
+  return graph::intsAttribute(attributes, key, std::move(fallback));
 }
 
 std::string Node::stringAttribute(const std::string& key, std::string fallback) const {

@@ -58,6 +58,14 @@ using AttributeValue =
 // Ordered by name, so that iteration (and so workload keys) are canonical.
 using Attributes = std::map<std::string, AttributeValue>;
 
+// Typed reads of an attribute map (a Node's or a TaskNode's): the fallback when the key is
+// missing or holds another type.
+const AttributeValue* findAttribute(const Attributes& attributes, const std::string& key);
+std::int64_t intAttribute(const Attributes& attributes, const std::string& key,
+                          std::int64_t fallback);
+std::vector<std::int64_t> intsAttribute(const Attributes& attributes, const std::string& key,
+                                        std::vector<std::int64_t> fallback = {});
+
 struct Node {
   std::string name = {}; // from the model; may be empty
   std::string op = {};   // ONNX op type, e.g. "Conv"

@@ -1,4 +1,5 @@
-// See OpCost.h. The rules mirror Counter.node_flops in scripts/count_flops.py line for line.
+// See OpCost.h. The rules mirror Counter.node_flops in scripts/count_flops.py line for line; they
+// are written once, over OperatorShapes, so that graph nodes and task nodes are costed alike.
 #include "graph/OpCost.h"
 
 #include <algorithm>
@@ -14,23 +15,23 @@ std::int64_t productOf(Shape::const_iterator begin, Shape::const_iterator end) {
   return product;
 }
 
-bool hasInput(const Node& node, std::size_t slot) {
-  return node.inputs.size() > slot && node.inputs[slot] != kNoValue;
+bool hasInput(const OperatorShapes& node, std::size_t slot) {
+  return node.inputs.size() > slot && node.inputs[slot] != nullptr;
 }
 
-const Shape& inputShape(const Graph& graph, const Node& node, std::size_t slot) {
+const Shape& inputShape(const OperatorShapes& node, std::size_t slot) {
   assert(hasInput(node, slot));
-  return graph.values[node.inputs[slot]].shape;
+  return *node.inputs[slot];
 }
 
-const Value& firstOutput(const Graph& graph, const Node& node) {
-  assert(!node.outputs.empty());
-  return graph.values[node.outputs[0]];
+const Shape& outputShape(const OperatorShapes& node) {
+  assert(node.output != nullptr);
+  return *node.output;
 }
 
-std::int64_t convFlops(const Graph& graph, const Node& node) {
-  const Shape& output = firstOutput(graph, node).shape;
-  const Shape& weight = inputShape(graph, node, 1); // [Cout, Cin/groups, k...]
+std::int64_t convFlops(const OperatorShapes& node) {
+  const Shape& output = outputShape(node);
+  const Shape& weight = inputShape(node, 1); // [Cout, Cin/groups, k...]
   assert(output.size() >= 2 && weight.size() >= 2);
   std::int64_t flops = 2 * output[0] * output[1] * productOf(output.begin() + 2, output.end()) *
                        weight[1] * productOf(weight.begin() + 2, weight.end());
@@ -39,95 +40,128 @@ std::int64_t convFlops(const Graph& graph, const Node& node) {
   return flops;
 }
 
-std::int64_t convTransposeFlops(const Graph& graph, const Node& node) {
+std::int64_t convTransposeFlops(const OperatorShapes& node) {
   // Every input pixel scatters a kernel-sized window into every output channel of its group.
-  const Shape& input = inputShape(graph, node, 0);
-  const Shape& weight = inputShape(graph, node, 1); // [Cin, Cout/groups, k...]
+  const Shape& input = inputShape(node, 0);
+  const Shape& weight = inputShape(node, 1); // [Cin, Cout/groups, k...]
   assert(input.size() >= 2 && weight.size() >= 2);
   std::int64_t flops = 2 * input[0] * input[1] * productOf(input.begin() + 2, input.end()) *
                        weight[1] * productOf(weight.begin() + 2, weight.end());
   if (hasInput(node, 2))
-    flops += firstOutput(graph, node).elements();
+    flops += elementCount(outputShape(node));
   return flops;
 }
 
-std::int64_t gemmFlops(const Graph& graph, const Node& node) {
-  const Shape& a = inputShape(graph, node, 0);
-  const Shape& b = inputShape(graph, node, 1);
-  assert(a.size() == 2 && b.size() == 2);
-  const bool transposeA = node.intAttribute("transA", 0) != 0;
-  const bool transposeB = node.intAttribute("transB", 0) != 0;
-  const std::int64_t m = transposeA ? a[1] : a[0];
-  const std::int64_t k = transposeA ? a[0] : a[1];
-  const std::int64_t n = transposeB ? b[0] : b[1];
-  std::int64_t flops = 2 * m * n * k;
+std::int64_t gemmFlops(const OperatorShapes& node) {
+  const MatrixProduct product = gemmProduct(inputShape(node, 0), inputShape(node, 1),
+                                            intAttribute(*node.attributes, "transA", 0) != 0,
+                                            intAttribute(*node.attributes, "transB", 0) != 0);
+  std::int64_t flops = 2 * product.m * product.n * product.k;
   if (hasInput(node, 2))
-    flops += m * n;
+    flops += product.m * product.n;
   return flops;
 }
 
-std::int64_t matMulFlops(const Graph& graph, const Node& node) {
-  Shape a = inputShape(graph, node, 0);
-  Shape b = inputShape(graph, node, 1);
-  assert(!a.empty() && !b.empty());
-  // numpy: a 1-D left operand is a row vector, a 1-D right operand a column vector.
-  if (a.size() == 1)
-    a.insert(a.begin(), 1);
-  if (b.size() == 1)
-    b.push_back(1);
-  const std::int64_t m = a[a.size() - 2];
-  const std::int64_t k = a[a.size() - 1];
-  const std::int64_t n = b[b.size() - 1];
-  Shape batchA(a.begin(), a.end() - 2);
-  Shape batchB(b.begin(), b.end() - 2);
-  const std::size_t rank = std::max(batchA.size(), batchB.size());
-  batchA.insert(batchA.begin(), rank - batchA.size(), 1);
-  batchB.insert(batchB.begin(), rank - batchB.size(), 1);
-  std::int64_t batch = 1;
-  for (std::size_t i = 0; i < rank; ++i)
-    batch *= std::max(batchA[i], batchB[i]);
-  return 2 * batch * m * n * k;
+std::int64_t matMulFlops(const OperatorShapes& node) {
+  const MatrixProduct product = matMulProduct(inputShape(node, 0), inputShape(node, 1));
+  return 2 * product.batch * product.m * product.n * product.k;
 }
 
-bool isElementWise(const Node& node) {
+bool isElementWise(const std::string& op) {
   // Cast only converts, Identity and Dropout (at inference) only copy.
-  if (node.op == "Cast" || node.op == "Identity" || node.op == "Dropout")
+  if (op == "Cast" || op == "Identity" || op == "Dropout")
     return false;
-  const auto info = lookupOp(node.op);
+  const auto info = lookupOp(op);
   return info &&
          (info->pattern == PatternKind::ElemWise || info->pattern == PatternKind::Broadcast);
 }
 
 } // namespace
 
-std::int64_t nodeFlops(const Graph& graph, const Node& node) {
-  const std::string& op = node.op;
+MatrixProduct matMulProduct(Shape a, Shape b) {
+  assert(!a.empty() && !b.empty());
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  MatrixProduct product{.m = a[a.size() - 2], .n = b[b.size() - 1], .k = a[a.size() - 1]};
+  Shape batchA(a.begin(), a.end() - 2);
+  Shape batchB(b.begin(), b.end() - 2);
+  const std::size_t rank = std::max(batchA.size(), batchB.size());
+  batchA.insert(batchA.begin(), rank - batchA.size(), 1);
+  batchB.insert(batchB.begin(), rank - batchB.size(), 1);
+  for (std::size_t i = 0; i < rank; ++i)
+    product.batch *= std::max(batchA[i], batchB[i]);
+  return product;
+}
+
+MatrixProduct gemmProduct(const Shape& a, const Shape& b, bool transposeA, bool transposeB) {
+  assert(a.size() == 2 && b.size() == 2);
+  return MatrixProduct{.batch = 1,
+                       .m = transposeA ? a[1] : a[0],
+                       .n = transposeB ? b[0] : b[1],
+                       .k = transposeA ? a[0] : a[1]};
+}
+
+std::int64_t operatorFlops(const OperatorShapes& node) {
+  assert(node.op != nullptr && node.attributes != nullptr);
+  const std::string& op = *node.op;
   if (op == "Conv")
-    return convFlops(graph, node);
+    return convFlops(node);
   if (op == "ConvTranspose")
-    return convTransposeFlops(graph, node);
+    return convTransposeFlops(node);
   if (op == "Gemm")
-    return gemmFlops(graph, node);
+    return gemmFlops(node);
   if (op == "MatMul")
-    return matMulFlops(graph, node);
+    return matMulFlops(node);
   if (op == "BatchNormalization")
-    return 2 * firstOutput(graph, node).elements();
+    return 2 * elementCount(outputShape(node));
   if (op == "MaxPool" || op == "AveragePool") {
-    const auto kernel = node.intsAttribute("kernel_shape");
-    return firstOutput(graph, node).elements() * productOf(kernel.begin(), kernel.end());
+    const auto kernel = intsAttribute(*node.attributes, "kernel_shape");
+    return elementCount(outputShape(node)) * productOf(kernel.begin(), kernel.end());
   }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" ||
       op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
-    return elementCount(inputShape(graph, node, 0));
+    return elementCount(inputShape(node, 0));
   if (op == "Softmax")
-    return 3 * elementCount(inputShape(graph, node, 0));
+    return 3 * elementCount(inputShape(node, 0));
   if (op == "LayerNormalization")
-    return 7 * elementCount(inputShape(graph, node, 0));
-  if (isElementWise(node)) {
-    const Value& output = firstOutput(graph, node);
-    return isFloatingPoint(output.dtype) ? output.elements() : 0;
-  }
+    return 7 * elementCount(inputShape(node, 0));
+  if (isElementWise(op))
+    return isFloatingPoint(node.outputType) ? elementCount(outputShape(node)) : 0;
   return 0;
+}
+
+std::int64_t nodeFlops(const Graph& graph, const Node& node) {
+  assert(!node.outputs.empty());
+  OperatorShapes shapes{.op = &node.op, .attributes = &node.attributes};
+  for (ValueId input : node.inputs)
+    shapes.inputs.push_back(input == kNoValue ? nullptr : &graph.values[input].shape);
+  const Value& output = graph.values[node.outputs[0]];
+  shapes.output = &output.shape;
+  shapes.outputType = output.dtype;
+  return operatorFlops(shapes);
+}
+
+std::int64_t nodeFlops(const Task& task, const TaskNode& node) {
+  assert(!node.outputShapes.empty() && node.outputShapes.size() == node.outputTypes.size());
+  OperatorShapes shapes{.op = &node.op, .attributes = &node.attributes};
+  for (const TaskValueRef& input : node.inputs) {
+    switch (input.kind) {
+    case TaskValueRef::Kind::Input:
+      shapes.inputs.push_back(&task.inputs.at(input.index).shape);
+      break;
+    case TaskValueRef::Kind::Node:
+      shapes.inputs.push_back(&task.nodes.at(input.index).outputShapes.at(input.output));
+      break;
+    case TaskValueRef::Kind::Omitted:
+      shapes.inputs.push_back(nullptr);
+      break;
+    }
+  }
+  shapes.output = &node.outputShapes[0];
+  shapes.outputType = node.outputTypes[0];
+  return operatorFlops(shapes);
 }
 
 } // namespace clustune::graph

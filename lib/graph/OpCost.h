@@ -5,8 +5,11 @@
 #pragma once
 
 #include "graph/Graph.h"
+#include "graph/Task.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace clustune::graph {
 
@@ -21,5 +24,28 @@ namespace clustune::graph {
 //   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min  input elements
 //   everything else (layout ops, Opaque)  0
 std::int64_t nodeFlops(const Graph& graph, const Node& node);
+// The same rules for a node of a task, whose operands are task inputs or earlier task nodes.
+std::int64_t nodeFlops(const Task& task, const TaskNode& node);
+
+// What the rules above read, wherever the node lives: both nodeFlops overloads build one of these.
+struct OperatorShapes {
+  const std::string* op = nullptr;
+  const Attributes* attributes = nullptr;
+  std::vector<const Shape*> inputs = {}; // nullptr for an omitted optional operand
+  const Shape* output = nullptr;         // the first output
+  DataType outputType = DataType::Float32;
+};
+std::int64_t operatorFlops(const OperatorShapes& shapes);
+
+// The matrix product a MatMul or Gemm computes: batch × ([m, k] · [k, n]).
+struct MatrixProduct {
+  std::int64_t batch = 1; // product of the broadcast batch dimensions; 1 for Gemm
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+};
+// MatMul with numpy's rules: a 1-D left operand is a row vector, a 1-D right one a column vector.
+MatrixProduct matMulProduct(Shape a, Shape b);
+MatrixProduct gemmProduct(const Shape& a, const Shape& b, bool transposeA, bool transposeB);
 
 } // namespace clustune::graph
