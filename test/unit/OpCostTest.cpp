@@ -153,3 +153,51 @@ TEST(OpCost, LayoutAndOpaqueOpsAreFree) {
   EXPECT_EQ(b.flops(b.node("Concat", {x, x}, {8, 8})), 0);
   EXPECT_EQ(b.flops(b.node("SomeCustomOp", {x}, {4, 8})), 0);
 }
+
+TEST(OpCost, TaskNodesCostLikeGraphNodes) {
+  // Conv(X, W, bias) then Relu, as a graph and as the task the partitioner would cut from it.
+  NodeBuilder b;
+  const Attributes attributes{{"strides", std::vector<std::int64_t>{2, 2}}};
+  const auto x = b.tensor({1, 16, 32, 32});
+  const auto w = b.tensor({32, 16, 3, 3});
+  const auto bias = b.tensor({32});
+  const Node& conv = b.node("Conv", {x, w, bias}, {1, 32, 15, 15}, attributes);
+  const Node& relu = b.node("Relu", {conv.outputs[0]}, {1, 32, 15, 15});
+  Task task;
+  task.inputs = {{.shape = {1, 16, 32, 32}},
+                 {.shape = {32, 16, 3, 3}, .kind = TaskInput::Kind::Weight},
+                 {.shape = {32}, .kind = TaskInput::Kind::Weight}};
+  task.nodes = {
+      TaskNode{.op = "Conv",
+               .attributes = attributes,
+               .inputs = {TaskValueRef::input(0), TaskValueRef::input(1), TaskValueRef::input(2)},
+               .outputShapes = {{1, 32, 15, 15}},
+               .outputTypes = {DataType::Float32}},
+      TaskNode{.op = "Relu",
+               .attributes = {},
+               .inputs = {TaskValueRef::node(0, 0)},
+               .outputShapes = {{1, 32, 15, 15}},
+               .outputTypes = {DataType::Float32}}};
+  EXPECT_EQ(nodeFlops(task, task.nodes[0]), b.flops(b.graph.nodes[0]));
+  EXPECT_EQ(nodeFlops(task, task.nodes[0]), 2LL * 32 * 15 * 15 * 16 * 9 + 32 * 15 * 15);
+  EXPECT_EQ(nodeFlops(task, task.nodes[1]), b.flops(relu));
+  // An omitted bias is no bias, in a task too.
+  task.nodes[0].inputs[2] = TaskValueRef::omitted();
+  EXPECT_EQ(nodeFlops(task, task.nodes[0]), 2LL * 32 * 15 * 15 * 16 * 9);
+}
+
+TEST(OpCost, MatrixProductDimensions) {
+  const MatrixProduct batched = matMulProduct({2, 1, 8, 4}, {3, 4, 5});
+  EXPECT_EQ(batched.batch, 6);
+  EXPECT_EQ(batched.m, 8);
+  EXPECT_EQ(batched.n, 5);
+  EXPECT_EQ(batched.k, 4);
+  const MatrixProduct vector = matMulProduct({4}, {4, 6}); // a row vector
+  EXPECT_EQ(vector.m, 1);
+  EXPECT_EQ(vector.n, 6);
+  const MatrixProduct gemm = gemmProduct({256, 4}, {128, 256}, true, true);
+  EXPECT_EQ(gemm.m, 4);
+  EXPECT_EQ(gemm.n, 128);
+  EXPECT_EQ(gemm.k, 256);
+  EXPECT_EQ(gemm.batch, 1);
+}
