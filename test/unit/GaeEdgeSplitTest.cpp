@@ -71,19 +71,32 @@ TEST(GaeEdgeSplit, DeterministicPerSeed) {
 }
 
 TEST(GaeEdgeSplit, KeepsEveryNodeConnectedWhenPossible) {
-  // Long paths have many interior edges whose removal isolates no node.
+  // 20 paths of 4 nodes: 60 edges, of which only the 20 middle ones spare both their ends, and
+  // 9 are held out. A split that ignored the rule would pick an end edge with probability ⅔.
   std::vector<features::TaskGraph> graphs;
   Rng rng(4);
-  for (int index = 0; index < 4; ++index)
-    graphs.push_back(randomFeatureGraph(12, 2, pathEdges(12), rng));
+  for (int index = 0; index < 20; ++index)
+    graphs.push_back(randomFeatureGraph(4, 2, pathEdges(4), rng));
   const EdgeSplit split = splitEdges(pointersTo(graphs), {0.1, 0.05, 5});
-  ASSERT_EQ(split.testEdges.size() + split.validationEdges.size(), 6u);
+  ASSERT_EQ(split.testEdges.size() + split.validationEdges.size(), 9u);
   std::vector<int> degree(static_cast<std::size_t>(split.graphOffsets.back()), 0);
   for (const auto& [from, to] : split.trainingEdges) {
     ++degree[static_cast<std::size_t>(from)];
     ++degree[static_cast<std::size_t>(to)];
   }
   EXPECT_EQ(std::count(degree.begin(), degree.end(), 0), 0);
+}
+
+TEST(GaeEdgeSplit, FillsTheQuotaWhenIsolationIsUnavoidable) {
+  // Every edge of a star ends at a leaf: the split must isolate some leaves.
+  std::vector<features::TaskGraph> graphs;
+  Rng rng(5);
+  for (int index = 0; index < 10; ++index)
+    graphs.push_back(randomFeatureGraph(5, 2, starEdges(5), rng));
+  const EdgeSplit split = splitEdges(pointersTo(graphs), {0.1, 0.05, 6});
+  EXPECT_EQ(split.testEdges.size(), 4u);
+  EXPECT_EQ(split.validationEdges.size(), 2u);
+  EXPECT_EQ(split.trainingEdges.size(), 34u);
 }
 
 TEST(GaeEdgeSplit, AtLeastOneHeldOutEdgeFromTwentyEdgesAndRefusesTooFewNonEdges) {
