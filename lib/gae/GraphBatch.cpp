@@ -53,11 +53,16 @@ GraphBatch makeGraphBatch(const std::vector<const features::TaskGraph*>& graphs,
     batch.features.middleRows(offset, static_cast<Eigen::Index>(graph.nodeCount)) =
         standardizer.standardize(graph);
     const int nodes = static_cast<int>(graph.nodeCount);
-    for (const auto& [from, to] : graph.edges) {
+    for (std::size_t edgeIndex = 0; edgeIndex < graph.edges.size(); ++edgeIndex) {
+      const auto& [from, to] = graph.edges[edgeIndex];
       if (!(0 <= from && from < to && to < nodes))
         throw Error("task graph '" + graph.anchor + "' has the edge (" + std::to_string(from) +
                     ", " + std::to_string(to) + "), not (smaller, larger) within its " +
                     std::to_string(nodes) + " nodes");
+      // A repeated edge would be counted twice in the degrees and in Â.
+      if (edgeIndex > 0 && !(graph.edges[edgeIndex - 1] < graph.edges[edgeIndex]))
+        throw Error("task graph '" + graph.anchor + "' lists its edges unsorted or twice, at (" +
+                    std::to_string(from) + ", " + std::to_string(to) + ")");
       const std::pair<int, int> edge{offset + from, offset + to};
       if (removedEdges == nullptr || removedEdges->count(edge) == 0)
         batch.edges.push_back(edge);

@@ -26,7 +26,8 @@ struct GraphBatch {
 
 // Node g's batch index is graphOffsets[g] + its index in its graph. `removedEdges` (batch
 // indices, i<j) are dropped from the adjacency and from `edges`. Throws clustune::Error for an
-// edge of a graph that is out of range, a self loop or not written as (smaller, larger), and for
+// edge of a graph that is out of range, a self loop or not written as (smaller, larger), for
+// edges that are not sorted or repeat, and for
 // feature counts that differ from the standardiser's.
 GraphBatch makeGraphBatch(const std::vector<const features::TaskGraph*>& graphs,
                           const FeatureStandardizer& standardizer,

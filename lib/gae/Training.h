@@ -57,8 +57,9 @@ struct TrainedGae {
 // clipping). With graphsPerBatch > 0 the graphs are shuffled once into fixed batches and the
 // batch order is reshuffled every epoch. Validation and test pairs are scored as σ(z_i·z_j) with
 // Z encoded from the training edges of all graphs. Deterministic for a seed and thread count.
-// Throws clustune::Error for no graphs, graphs without nodes or edges to split, or a loss that
-// stops being finite.
+// With too few edges to hold any out, the test and validation metrics are NaN. Throws
+// clustune::Error for no graphs or no nodes, too few non-edges to draw (EdgeSplit), or a loss
+// that stops being finite. Validation metrics are only computed when `onEpoch` is given.
 TrainedGae trainGae(const std::vector<const features::TaskGraph*>& graphs,
                     const GaeTrainingOptions& options,
                     const std::function<void(const GaeEpochReport&)>& onEpoch = {});

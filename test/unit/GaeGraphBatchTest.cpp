@@ -106,7 +106,11 @@ TEST(GaeGraphBatch, RefusesMalformedEdges) {
   FeatureStandardizer standardizer;
   const features::TaskGraph reversed = randomFeatureGraph(3, 2, {{1, 0}}, rng);
   const features::TaskGraph outside = randomFeatureGraph(3, 2, {{0, 3}}, rng);
+  const features::TaskGraph repeated = randomFeatureGraph(3, 2, {{0, 1}, {0, 1}}, rng);
+  const features::TaskGraph selfLoop = randomFeatureGraph(3, 2, {{1, 1}}, rng);
   standardizer.fit({&reversed});
   EXPECT_THROW(makeGraphBatch({&reversed}, standardizer), Error);
   EXPECT_THROW(makeGraphBatch({&outside}, standardizer), Error);
+  EXPECT_THROW(makeGraphBatch({&repeated}, standardizer), Error);
+  EXPECT_THROW(makeGraphBatch({&selfLoop}, standardizer), Error);
 }
