@@ -6,6 +6,7 @@
 #include "support/Error.h"
 
 #include <cmath>
+#include <cstdio>
 #include <gtest/gtest.h>
 
 using namespace clustune;
