@@ -1,0 +1,150 @@
+// The standardisation is stored as Sub(mean) then Div(std), the exact operations
+// FeatureStandardizer performs, so ONNX Runtime reproduces clustune's embeddings bit for bit
+// rather than through a rounded reciprocal.
+#include "gae/GaeModelFile.h"
+
+#include "nn/OnnxFile.h"
+#include "support/Error.h"
+
+namespace clustune::gae {
+namespace {
+
+constexpr const char* kFeatureVersionKey = "clustune.task_graph_feature_version";
+constexpr const char* kFeatureCountKey = "clustune.feature_count";
+constexpr const char* kHiddenKey = "clustune.hidden";
+constexpr const char* kLatentKey = "clustune.latent";
+constexpr const char* kFeatureWeightKey = "clustune.feature_weight";
+constexpr const char* kFeatureMean = "feature_mean";
+constexpr const char* kFeatureStandardDeviation = "feature_std";
+
+int metadataInt(const nn::OnnxGraph& graph, const std::string& path, const std::string& key) {
+  const auto found = graph.metadata.find(key);
+  if (found == graph.metadata.end())
+    throw Error("graph autoencoder lacks the metadata entry '" + key + "'", {path});
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(found->second, &used);
+    if (used != found->second.size())
+      throw std::invalid_argument(key);
+    return value;
+  } catch (const std::exception&) {
+    throw Error("graph autoencoder metadata '" + key + "' is not an integer: '" + found->second +
+                    "'",
+                {path});
+  }
+}
+
+nn::Matrix shapedInitializer(const nn::OnnxGraph& graph, const std::string& path,
+                             const std::string& name, Eigen::Index rows, Eigen::Index cols) {
+  const nn::Matrix& stored = nn::initializer(graph, name);
+  if (stored.rows() != rows || stored.cols() != cols)
+    throw Error("graph autoencoder tensor '" + name + "' is " + std::to_string(stored.rows()) +
+                    "×" + std::to_string(stored.cols()) + ", expected " + std::to_string(rows) +
+                    "×" + std::to_string(cols),
+                {path});
+  return stored;
+}
+
+} // namespace
+
+void saveGae(const std::string& path, const GraphAutoencoder& model,
+             const FeatureStandardizer& standardizer,
+             const std::map<std::string, std::string>& metadata) {
+  const GaeArchitecture& architecture = model.architecture();
+  if (standardizer.featureCount() != architecture.features)
+    throw Error("feature statistics cover " + std::to_string(standardizer.featureCount()) +
+                    " features, the graph autoencoder has " + std::to_string(architecture.features),
+                {path});
+  nn::OnnxGraph graph;
+  graph.name = "clustune_gae";
+  graph.inputs.push_back({"features", {-1, architecture.features}, {"nodes", ""}});
+  graph.inputs.push_back({"adjacency", {-1, -1}, {"nodes", "nodes"}});
+  graph.outputs.push_back({"embedding", {1, 2 * architecture.latent}, {}});
+  graph.outputs.push_back({"node_embeddings", {-1, architecture.latent}, {"nodes", ""}});
+  graph.metadata = metadata;
+  graph.metadata[nn::kOnnxKindKey] = kGaeModelKind;
+  graph.metadata[kFeatureVersionKey] = std::to_string(features::kTaskGraphFeatureVersion);
+  graph.metadata[kFeatureCountKey] = std::to_string(architecture.features);
+  graph.metadata[kHiddenKey] = std::to_string(architecture.hidden);
+  graph.metadata[kLatentKey] = std::to_string(architecture.latent);
+  graph.metadata[kFeatureWeightKey] = std::to_string(model.featureWeight());
+
+  graph.initializers.emplace_back(kFeatureMean, standardizer.mean());
+  graph.oneDimensional.insert(kFeatureMean);
+  graph.initializers.emplace_back(kFeatureStandardDeviation, standardizer.standardDeviation());
+  graph.oneDimensional.insert(kFeatureStandardDeviation);
+  // The feature decoder is stored too (unused by the graph's nodes) so that a loaded model can
+  // be trained further or evaluated on feature reconstruction.
+  for (const nn::Parameter* parameter : model.parameters()) {
+    graph.initializers.emplace_back(parameter->name, parameter->value);
+    if (parameter->value.rows() == 1)
+      graph.oneDimensional.insert(parameter->name);
+  }
+
+  auto add = [&](nn::OnnxNode node) { graph.nodes.push_back(std::move(node)); };
+  add({"Sub", {"features", kFeatureMean}, {"centred"}});
+  add({"Div", {"centred", kFeatureStandardDeviation}, {"standardised"}});
+  add({"MatMul", {"adjacency", "standardised"}, {"encoder.0.aggregated"}});
+  add({"MatMul", {"encoder.0.aggregated", model.encoder(0).weight().name}, {"encoder.0"}});
+  add({"Relu", {"encoder.0"}, {"hidden"}});
+  add({"MatMul", {"adjacency", "hidden"}, {"encoder.1.aggregated"}});
+  add({"MatMul", {"encoder.1.aggregated", model.encoder(1).weight().name}, {"node_embeddings"}});
+  // Opset 13 takes ReduceMean's and ReduceMax's axes as an attribute (an input from opset 18).
+  for (const char* reduction : {"ReduceMean", "ReduceMax"}) {
+    nn::OnnxNode node{reduction,
+                      {"node_embeddings"},
+                      {reduction == std::string("ReduceMean") ? "readout.mean" : "readout.max"}};
+    node.intListAttributes["axes"] = {0};
+    node.intAttributes["keepdims"] = 1;
+    add(node);
+  }
+  nn::OnnxNode concat{"Concat", {"readout.mean", "readout.max"}, {"embedding"}};
+  concat.intAttributes["axis"] = 1;
+  add(concat);
+  nn::saveOnnxGraph(path, graph);
+}
+
+LoadedGae loadGae(const std::string& path, int expectedFeatureCount) {
+  const nn::OnnxGraph graph = nn::loadOnnxGraph(path, kGaeModelKind);
+  const int version = metadataInt(graph, path, kFeatureVersionKey);
+  if (version != features::kTaskGraphFeatureVersion)
+    throw Error("graph autoencoder was trained on task-graph features of version " +
+                    std::to_string(version) + ", but this clustune computes version " +
+                    std::to_string(features::kTaskGraphFeatureVersion) + ": retrain it",
+                {path});
+  GaeArchitecture architecture;
+  architecture.features = metadataInt(graph, path, kFeatureCountKey);
+  architecture.hidden = metadataInt(graph, path, kHiddenKey);
+  architecture.latent = metadataInt(graph, path, kLatentKey);
+  if (architecture.features <= 0 || architecture.hidden <= 0 || architecture.latent <= 0)
+    throw Error("graph autoencoder sizes are out of range", {path});
+  if (expectedFeatureCount >= 0 && architecture.features != expectedFeatureCount)
+    throw Error("graph autoencoder takes " + std::to_string(architecture.features) +
+                    " node features, but task graphs here have " +
+                    std::to_string(expectedFeatureCount) + ": retrain it",
+                {path});
+  float featureWeight = 1;
+  if (const auto found = graph.metadata.find(kFeatureWeightKey); found != graph.metadata.end()) {
+    try {
+      featureWeight = std::stof(found->second);
+    } catch (const std::exception&) {
+      throw Error("graph autoencoder metadata '" + std::string(kFeatureWeightKey) +
+                      "' is not a number: '" + found->second + "'",
+                  {path});
+    }
+  }
+
+  const nn::Matrix mean = shapedInitializer(graph, path, kFeatureMean, 1, architecture.features);
+  const nn::Matrix deviation =
+      shapedInitializer(graph, path, kFeatureStandardDeviation, 1, architecture.features);
+  if (!(deviation.array() > 0).all())
+    throw Error("graph autoencoder feature standard deviations must be positive", {path});
+  LoadedGae loaded{GraphAutoencoder(architecture, 0, featureWeight),
+                   FeatureStandardizer(mean, deviation), graph.metadata};
+  for (nn::Parameter* parameter : loaded.model.parameters())
+    parameter->value = shapedInitializer(graph, path, parameter->name, parameter->value.rows(),
+                                         parameter->value.cols());
+  return loaded;
+}
+
+} // namespace clustune::gae
