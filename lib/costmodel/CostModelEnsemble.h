@@ -4,6 +4,7 @@
 // embedding lies farther than radius_factor × the cluster's radius from every centroid.
 #pragma once
 
+#include "cluster/Clustering.h"
 #include "costmodel/MlpCostModel.h"
 
 #include <map>
@@ -15,9 +16,10 @@ namespace clustune::costmodel {
 
 inline constexpr int kCostModelMetaVersion = 1;
 inline constexpr const char* kGlobalModelName = "global";
-// Tasks this far out (in multiples of their nearest cluster's radius) get the global model:
-// clustering assigns every training task, so only unseen tasks can fall outside.
-inline constexpr double kDefaultRoutingRadiusFactor = 1.5;
+// Tasks farther out than this many radii of their nearest cluster get the global model, the
+// same rule by which clustune-cluster --assign flags them: clustering assigns every training
+// task, so only unseen tasks can fall outside.
+inline constexpr double kDefaultRoutingRadiusFactor = cluster::kFarRadiusFactor;
 
 std::string clusterModelName(int cluster); // "cluster-<i>"
 

@@ -1,0 +1,20 @@
+// Task embeddings for clustering (clustune-embed): each task's graph (features/TaskGraph.h)
+// through a trained graph autoencoder, or, as the ablation baseline of docs/results.md, the
+// mean of its standardised raw node features with no GAE at all.
+#pragma once
+
+#include "cluster/EmbeddingFile.h"
+#include "gae/GaeModelFile.h"
+#include "graph/Task.h"
+
+#include <vector>
+
+namespace clustune::gae {
+
+std::vector<cluster::TaskEmbedding> embedTasks(const LoadedGae& gae,
+                                               const std::vector<graph::Task>& tasks);
+
+// Standardised with statistics over the nodes of `tasks`, then mean-pooled per task.
+std::vector<cluster::TaskEmbedding> rawFeatureEmbeddings(const std::vector<graph::Task>& tasks);
+
+} // namespace clustune::gae
