@@ -2,6 +2,7 @@
 // embeddings with the clusters.json description (sizes, radii, anchors), the anchor-op
 // baseline, assignment of new embeddings with the far flag, and embeddings.jsonl validation.
 #include "cluster/Clustering.h"
+
 #include "cluster/EmbeddingFile.h"
 #include "support/Error.h"
 
@@ -17,8 +18,8 @@ namespace {
 
 // Two tight groups far apart: convolutions near (0, 0), matmuls near (10, 0).
 std::vector<TaskEmbedding> twoGroups() {
-  return {{"a0", "Conv", {0.0, 0.0}},   {"a1", "Conv", {1.0, 0.0}},
-          {"a2", "Conv", {0.0, 1.0}},   {"b0", "MatMul", {10.0, 0.0}},
+  return {{"a0", "Conv", {0.0, 0.0}},    {"a1", "Conv", {1.0, 0.0}},
+          {"a2", "Conv", {0.0, 1.0}},    {"b0", "MatMul", {10.0, 0.0}},
           {"b1", "MatMul", {11.0, 0.0}}, {"b2", "Conv", {10.0, 1.0}}};
 }
 
@@ -67,7 +68,8 @@ TEST(Clustering, AnchorBaselineGroupsByAnchorOpInNameOrder) {
   EXPECT_NEAR(result.clusters.centroids[0][0], 11.0 / 4, 1e-12);
   EXPECT_NEAR(result.clusters.centroids[0][1], 2.0 / 4, 1e-12);
   // b2 sits with the matmuls, so the anchor grouping scores a lower silhouette than K-means.
-  EXPECT_LT(result.clusters.silhouette, clusterEmbeddings(twoGroups(), {.k = 2}).clusters.silhouette);
+  EXPECT_LT(result.clusters.silhouette,
+            clusterEmbeddings(twoGroups(), {.k = 2}).clusters.silhouette);
 }
 
 TEST(Clustering, AssignmentFlagsEmbeddingsBeyondTheFarFactorOfTheRadius) {
@@ -95,9 +97,13 @@ TEST(EmbeddingFile, RoundTripsAndRejectsMalformedLines) {
   EXPECT_EQ(read[0].embedding, embedding.embedding);
 
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"v":1,"key":"a","embedding":[1,2]})" "\n" R"({"v":1,"key":"b","embedding":[1]})",
+      {R"({"v":1,"key":"a","embedding":[1,2]})"
+       "\n"
+       R"({"v":1,"key":"b","embedding":[1]})",
        ":2: embedding of width 1, but the first line has width 2"},
-      {R"({"v":1,"key":"a","embedding":[1]})" "\n" R"({"v":1,"key":"a","embedding":[2]})",
+      {R"({"v":1,"key":"a","embedding":[1]})"
+       "\n"
+       R"({"v":1,"key":"a","embedding":[2]})",
        ":2: task a appears twice"},
       {R"({"v":2,"key":"a","embedding":[1]})", ":1: embedding version 2"},
       {R"({"v":1,"key":"a","embedding":[]})", ":1: empty embedding"},
