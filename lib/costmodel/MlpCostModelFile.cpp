@@ -26,18 +26,6 @@ std::string addRelu(nn::OnnxGraph& graph, const std::string& input, const std::s
   return output;
 }
 
-int metadataInt(const nn::OnnxGraph& graph, const std::string& path, const std::string& key) {
-  const auto found = graph.metadata.find(key);
-  if (found == graph.metadata.end())
-    throw Error("cost model lacks the metadata entry '" + key + "'", {path});
-  try {
-    return std::stoi(found->second);
-  } catch (const std::exception&) {
-    throw Error("cost model metadata '" + key + "' is not an integer: '" + found->second + "'",
-                {path});
-  }
-}
-
 } // namespace
 
 void saveMlpCostModel(const std::string& path, const MlpCostModel& model,
@@ -87,16 +75,16 @@ void saveMlpCostModel(const std::string& path, const MlpCostModel& model,
 
 MlpCostModel loadMlpCostModel(const std::string& path) {
   const nn::OnnxGraph graph = nn::loadOnnxGraph(path, kMlpModelKind);
-  const int version = metadataInt(graph, path, kFeatureVersionKey);
+  const int version = nn::metadataInteger(graph, kFeatureVersionKey);
   if (version != features::kProgramFeatureVersion)
     throw Error("cost model was trained on program features of version " + std::to_string(version) +
                     ", but this clustune computes version " +
                     std::to_string(features::kProgramFeatureVersion) + ": retrain it",
                 {path});
   MlpArchitecture architecture;
-  architecture.features = metadataInt(graph, path, kFeaturesKey);
-  architecture.hidden = metadataInt(graph, path, kHiddenKey);
-  architecture.residualBlocks = metadataInt(graph, path, kResidualBlocksKey);
+  architecture.features = nn::metadataInteger(graph, kFeaturesKey);
+  architecture.hidden = nn::metadataInteger(graph, kHiddenKey);
+  architecture.residualBlocks = nn::metadataInteger(graph, kResidualBlocksKey);
   if (architecture.features <= 0 || architecture.hidden <= 0 || architecture.residualBlocks < 0 ||
       architecture.residualBlocks > 64)
     throw Error("cost model architecture is out of range", {path});

@@ -15,6 +15,21 @@ cluster::TaskEmbedding embeddingOf(const graph::Task& task, const nn::Matrix& ro
 
 } // namespace
 
+std::vector<features::TaskGraph> taskGraphsOf(const std::vector<graph::Task>& tasks) {
+  std::vector<features::TaskGraph> graphs;
+  for (const graph::Task& task : tasks)
+    graphs.push_back(features::taskGraph(task));
+  return graphs;
+}
+
+std::vector<const features::TaskGraph*>
+graphPointers(const std::vector<features::TaskGraph>& graphs) {
+  std::vector<const features::TaskGraph*> pointers;
+  for (const features::TaskGraph& graph : graphs)
+    pointers.push_back(&graph);
+  return pointers;
+}
+
 std::vector<cluster::TaskEmbedding> embedTasks(const LoadedGae& gae,
                                                const std::vector<graph::Task>& tasks) {
   std::vector<cluster::TaskEmbedding> embeddings;
@@ -25,14 +40,9 @@ std::vector<cluster::TaskEmbedding> embedTasks(const LoadedGae& gae,
 }
 
 std::vector<cluster::TaskEmbedding> rawFeatureEmbeddings(const std::vector<graph::Task>& tasks) {
-  std::vector<features::TaskGraph> graphs;
-  for (const graph::Task& task : tasks)
-    graphs.push_back(features::taskGraph(task));
-  std::vector<const features::TaskGraph*> pointers;
-  for (const features::TaskGraph& graph : graphs)
-    pointers.push_back(&graph);
+  const std::vector<features::TaskGraph> graphs = taskGraphsOf(tasks);
   FeatureStandardizer standardizer;
-  standardizer.fit(pointers);
+  standardizer.fit(graphPointers(graphs));
   std::vector<cluster::TaskEmbedding> embeddings;
   for (std::size_t index = 0; index < tasks.size(); ++index) {
     const nn::Matrix mean = standardizer.standardize(graphs[index]).colwise().mean();

@@ -4,12 +4,18 @@
 #pragma once
 
 #include "cluster/EmbeddingFile.h"
+#include "features/TaskGraph.h"
 #include "gae/GaeModelFile.h"
 #include "graph/Task.h"
 
 #include <vector>
 
 namespace clustune::gae {
+
+// The graphs of `tasks`, and views of them in the form trainGae and FeatureStandardizer take.
+std::vector<features::TaskGraph> taskGraphsOf(const std::vector<graph::Task>& tasks);
+std::vector<const features::TaskGraph*>
+graphPointers(const std::vector<features::TaskGraph>& graphs);
 
 std::vector<cluster::TaskEmbedding> embedTasks(const LoadedGae& gae,
                                                const std::vector<graph::Task>& tasks);

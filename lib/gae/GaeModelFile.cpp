@@ -17,23 +17,6 @@ constexpr const char* kFeatureWeightKey = "clustune.feature_weight";
 constexpr const char* kFeatureMean = "feature_mean";
 constexpr const char* kFeatureStandardDeviation = "feature_std";
 
-int metadataInt(const nn::OnnxGraph& graph, const std::string& path, const std::string& key) {
-  const auto found = graph.metadata.find(key);
-  if (found == graph.metadata.end())
-    throw Error("graph autoencoder lacks the metadata entry '" + key + "'", {path});
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(found->second, &used);
-    if (used != found->second.size())
-      throw std::invalid_argument(key);
-    return value;
-  } catch (const std::exception&) {
-    throw Error("graph autoencoder metadata '" + key + "' is not an integer: '" + found->second +
-                    "'",
-                {path});
-  }
-}
-
 nn::Matrix shapedInitializer(const nn::OnnxGraph& graph, const std::string& path,
                              const std::string& name, Eigen::Index rows, Eigen::Index cols) {
   const nn::Matrix& stored = nn::initializer(graph, name);
@@ -106,16 +89,16 @@ void saveGae(const std::string& path, const GraphAutoencoder& model,
 
 LoadedGae loadGae(const std::string& path, int expectedFeatureCount) {
   const nn::OnnxGraph graph = nn::loadOnnxGraph(path, kGaeModelKind);
-  const int version = metadataInt(graph, path, kFeatureVersionKey);
+  const int version = nn::metadataInteger(graph, kFeatureVersionKey);
   if (version != features::kTaskGraphFeatureVersion)
     throw Error("graph autoencoder was trained on task-graph features of version " +
                     std::to_string(version) + ", but this clustune computes version " +
                     std::to_string(features::kTaskGraphFeatureVersion) + ": retrain it",
                 {path});
   GaeArchitecture architecture;
-  architecture.features = metadataInt(graph, path, kFeatureCountKey);
-  architecture.hidden = metadataInt(graph, path, kHiddenKey);
-  architecture.latent = metadataInt(graph, path, kLatentKey);
+  architecture.features = nn::metadataInteger(graph, kFeatureCountKey);
+  architecture.hidden = nn::metadataInteger(graph, kHiddenKey);
+  architecture.latent = nn::metadataInteger(graph, kLatentKey);
   if (architecture.features <= 0 || architecture.hidden <= 0 || architecture.latent <= 0)
     throw Error("graph autoencoder sizes are out of range", {path});
   if (expectedFeatureCount >= 0 && architecture.features != expectedFeatureCount)

@@ -314,4 +314,20 @@ const std::vector<std::int64_t>& int64Initializer(const OnnxGraph& graph, const 
   throw Error("the model has no int64 initializer '" + name + "'", {.file = graph.sourceFile});
 }
 
+int metadataInteger(const OnnxGraph& graph, const std::string& key) {
+  const ErrorContext context{graph.sourceFile};
+  const auto found = graph.metadata.find(key);
+  if (found == graph.metadata.end())
+    throw Error("the model lacks the metadata entry '" + key + "'", context);
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(found->second, &used);
+    if (used == found->second.size())
+      return value;
+  } catch (const std::exception&) {
+  }
+  throw Error("the model's metadata '" + key + "' is not an integer: '" + found->second + "'",
+              context);
+}
+
 } // namespace clustune::nn

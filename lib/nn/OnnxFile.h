@@ -72,5 +72,8 @@ OnnxGraph loadOnnxGraph(const std::string& path, const std::string& expectedKind
 // An initializer by name, or an Error naming the missing one and the file.
 const Matrix& initializer(const OnnxGraph& graph, const std::string& name);
 const std::vector<std::int64_t>& int64Initializer(const OnnxGraph& graph, const std::string& name);
+// A metadata entry holding an integer (an architecture size, a feature version), or
+// clustune::Error naming the key and the file when it is missing or not an integer.
+int metadataInteger(const OnnxGraph& graph, const std::string& key);
 
 } // namespace clustune::nn

@@ -38,12 +38,8 @@ std::vector<graph::Task> readTasks(const std::vector<std::string>& paths) {
 
 gae::LoadedGae train(const std::vector<graph::Task>& tasks, const gae::GaeTrainingOptions& options,
                      const std::string& outputPath) {
-  std::vector<features::TaskGraph> graphs;
-  for (const graph::Task& task : tasks)
-    graphs.push_back(features::taskGraph(task));
-  std::vector<const features::TaskGraph*> pointers;
-  for (const features::TaskGraph& graph : graphs)
-    pointers.push_back(&graph);
+  const std::vector<features::TaskGraph> graphs = gae::taskGraphsOf(tasks);
+  const std::vector<const features::TaskGraph*> pointers = gae::graphPointers(graphs);
   spdlog::info("training the graph autoencoder on {} task graphs ({} epochs)", graphs.size(),
                options.epochs);
   const int logEvery = std::max(1, options.epochs / 20);
