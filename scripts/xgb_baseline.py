@@ -31,8 +31,10 @@ import time
 import numpy as np
 import xgboost as xgb
 
+# base_score 0: a program's score is a sum over its statements, so a per-row offset would
+# favour programs with more statements.
 ANSOR_PARAMS = {"max_depth": 10, "gamma": 0.001, "min_child_weight": 0, "eta": 0.2,
-                "verbosity": 0, "disable_default_eval_metric": 1}
+                "verbosity": 0, "disable_default_eval_metric": 1, "base_score": 0.0}
 
 
 def load(directory):
@@ -96,9 +98,7 @@ def train(data, programs, validation_programs, rounds, seed, threads):
         validation_matrix = xgb.DMatrix(data["statements"][validation_rows])
     best, best_round, best_model = np.inf, 0, None
     for round_index in range(rounds):
-        predictions = booster.predict(matrix, output_margin=True)
-        gradient, hessian = objective.objective(predictions, matrix)
-        booster.boost(matrix, round_index, gradient, hessian)
+        booster.update(matrix, round_index, fobj=objective.objective)
         if not has_validation:
             continue
         error = pack_sum_rmse(booster, validation_matrix, validation_pack, validation_labels)

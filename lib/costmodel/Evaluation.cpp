@@ -90,6 +90,19 @@ nlohmann::ordered_json evaluateCostModels(const EvaluationRequest& request) {
   }
   if (!request.casesPath.empty())
     writeCases(request.casesPath, dataset, routes, scores, request.caseLimit);
+  if (!request.scoresPath.empty()) {
+    OutputFile output(request.scoresPath);
+    for (std::size_t program = 0; program < dataset.programCount(); ++program) {
+      const auto task = static_cast<std::size_t>(dataset.programTask[program]);
+      output.stream() << nlohmann::ordered_json{{"task", dataset.taskKeys[task]},
+                                                {"cost", dataset.costs[program]},
+                                                {"score", scores[program]},
+                                                {"route", routes[task]}}
+                             .dump()
+                      << '\n';
+    }
+    output.commit();
+  }
 
   nlohmann::ordered_json result;
   result["data"] = {{"records", report.records},

@@ -18,6 +18,9 @@ struct EvaluationRequest {
   // check cases for scripts/check_costmodel_onnx.py.
   std::string casesPath = {};
   std::size_t caseLimit = 32;
+  // When set, every scored program as {"task", "cost", "score", "route"} per line, so that
+  // metrics can be recomputed outside clustune.
+  std::string scoresPath = {};
 };
 
 // {"overall": metrics, "by_route": {"global": metrics, ...}, "networks": [{"model", "tasks",

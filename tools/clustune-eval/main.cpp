@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   app.add_option("--dump-cases", request.casesPath,
                  "Write features and scores of a few programs as check cases "
                  "(scripts/check_costmodel_onnx.py)");
+  app.add_option("--dump-scores", request.scoresPath,
+                 "Write every program's task, cost, score and model as JSON Lines");
   addCommonOptions(app, common, /*withSeed=*/false);
 
   return runTool(app, common, argc, argv, [&] {
