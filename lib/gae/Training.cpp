@@ -139,6 +139,7 @@ TrainedGae trainGae(const std::vector<const features::TaskGraph*>& graphs,
   const LinkScores test = scoreLinks(embeddings, split.testEdges, split.testNonEdges);
   report.testAuc = test.auc;
   report.testAveragePrecision = test.averagePrecision;
+  report.reconstructionAuc = scoreLinks(embeddings, split.trainingEdges, split.testNonEdges).auc;
   report.featureReconstructionMse =
       featureReconstructionLoss(model.reconstructFeatures(embeddings), evaluationBatch.features)
           .value;

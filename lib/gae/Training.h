@@ -39,6 +39,10 @@ struct GaeTrainingReport {
   double lastEpochLoss = 0;
   double testAuc = 0;              // NaN when there are no test edges
   double testAveragePrecision = 0; // NaN when there are no test edges
+  // The training edges against the test non-edges, scored from the same embeddings: how well
+  // the model reconstructs the structure it was shown (Kipf & Welling report only held-out
+  // edges, which in tree-shaped task graphs always cross components).
+  double reconstructionAuc = 0;
   // Mean squared error of the reconstructed standardised features over all nodes, encoded with
   // the training edges.
   double featureReconstructionMse = 0;

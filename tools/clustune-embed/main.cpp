@@ -50,16 +50,17 @@ gae::LoadedGae train(const std::vector<graph::Task>& tasks, const gae::GaeTraini
                 epoch.loss, epoch.validationAuc, epoch.validationAveragePrecision);
   });
   const gae::GaeTrainingReport& report = trained.report;
-  spdlog::info("held-out edges: AUC {:.4f}, AP {:.4f}; feature reconstruction MSE {:.4f} "
-               "(standardised features); {:.1f} s",
-               report.testAuc, report.testAveragePrecision, report.featureReconstructionMse,
-               report.seconds);
+  spdlog::info("held-out edges: AUC {:.4f}, AP {:.4f}; training edges: AUC {:.4f}; feature "
+               "reconstruction MSE {:.4f} (standardised features); {:.1f} s",
+               report.testAuc, report.testAveragePrecision, report.reconstructionAuc,
+               report.featureReconstructionMse, report.seconds);
   const std::map<std::string, std::string> metadata = {
       {"clustune.tasks", std::to_string(tasks.size())},
       {"clustune.seed", std::to_string(options.seed)},
       {"clustune.epochs", std::to_string(report.epochs)},
       {"clustune.test_auc", std::to_string(report.testAuc)},
       {"clustune.test_average_precision", std::to_string(report.testAveragePrecision)},
+      {"clustune.training_edge_auc", std::to_string(report.reconstructionAuc)},
       {"clustune.feature_reconstruction_mse", std::to_string(report.featureReconstructionMse)}};
   gae::saveGae(outputPath, trained.model, trained.standardizer, metadata);
   return gae::LoadedGae{std::move(trained.model), std::move(trained.standardizer), metadata};
