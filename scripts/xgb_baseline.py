@@ -11,9 +11,10 @@ not occur in the model, as Ansor's XGBModel trains it:
     the objective is Ansor's pack-sum squared error on normalised throughput;
   - samples weighted by their normalised throughput;
   - max_depth 10, gamma 0.001, min_child_weight 0, eta 0.2 (Ansor's settings);
-  - up to --rounds boosting rounds, stopping after 50 rounds without a better pack-sum RMSE on
-    the validation programs (Ansor stops on its training set's peak score; a held-out set is
-    the fairer stop here, and the same one clustune-train uses).
+  - up to --rounds boosting rounds, stopping after 50 rounds without a better average peak
+    score@32 (Ansor's "a-peak@32": per task, docs/metrics.md) on the validation programs.
+    Ansor watches that metric on its training set; a held-out set is the fairer stop here, and
+    it is the one clustune-train uses.
 
 Then the model's tasks are scored with the metrics of docs/metrics.md (pairwise accuracy,
 peak@1, peak@5, recall@10, and the network's top-1 and top-5 scores), printed as one JSON line
@@ -78,9 +79,11 @@ class PackSum:
         return gradient * weight, weight
 
 
-def pack_sum_rmse(booster, matrix, pack, labels):
-    sums = np.bincount(pack, weights=booster.predict(matrix), minlength=len(labels))
-    return float(np.sqrt(np.mean((sums - labels) ** 2)))
+def average_peak(booster, matrix, pack, costs, tasks, k=32):
+    """Ansor's a-peak@k: the per-task peak score@k of the pack sums, averaged over tasks."""
+    sums = np.bincount(pack, weights=booster.predict(matrix), minlength=len(costs))
+    scores = [peak(costs[tasks == task], sums[tasks == task], k) for task in np.unique(tasks)]
+    return float(np.mean(scores))
 
 
 def train(data, programs, validation_programs, rounds, seed, threads):
@@ -92,18 +95,19 @@ def train(data, programs, validation_programs, rounds, seed, threads):
     booster = xgb.Booster(params, [matrix])
     has_validation = len(validation_programs) > 0
     if has_validation:
-        validation_labels = labels_of(data["costs"][validation_programs],
-                                      data["task"][validation_programs])
+        validation_costs = data["costs"][validation_programs]
+        validation_tasks = data["task"][validation_programs]
         validation_rows, validation_pack = statement_rows(data, validation_programs)
         validation_matrix = xgb.DMatrix(data["statements"][validation_rows])
-    best, best_round, best_model = np.inf, 0, None
+    best, best_round, best_model = -np.inf, 0, None
     for round_index in range(rounds):
         booster.update(matrix, round_index, fobj=objective.objective)
         if not has_validation:
             continue
-        error = pack_sum_rmse(booster, validation_matrix, validation_pack, validation_labels)
-        if error < best:
-            best, best_round, best_model = error, round_index, booster.copy()
+        score = average_peak(booster, validation_matrix, validation_pack, validation_costs,
+                             validation_tasks)
+        if score > best:
+            best, best_round, best_model = score, round_index, booster.copy()
         elif round_index - best_round >= 50:
             break
     return (best_model or booster), round_index + 1
