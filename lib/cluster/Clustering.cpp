@@ -37,7 +37,8 @@ ClusterFile describe(const std::vector<TaskEmbedding>& embeddings, const PointMa
     file.assign[embeddings[index].key] = cluster;
     ClusterInfo& info = file.clusters[static_cast<std::size_t>(cluster)];
     ++info.size;
-    ++info.anchors[embeddings[index].anchor];
+    if (!embeddings[index].anchor.empty()) // anchors are optional in embeddings.jsonl
+      ++info.anchors[embeddings[index].anchor];
   }
   for (std::size_t cluster = 0; cluster < file.clusters.size(); ++cluster)
     file.clusters[cluster].radius = radii[cluster];

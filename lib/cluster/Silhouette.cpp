@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 
 namespace clustune::cluster {
@@ -81,7 +82,10 @@ KSelection chooseKBySilhouette(const PointMatrix& points, int minK, int maxK,
   for (int k = minK; k <= largestK; ++k) {
     options.k = k;
     KMeansResult result = kMeans(points, options);
-    const double silhouette = meanSilhouette(points, result.assignment);
+    // With fewer distinct points than k, K-means can leave clusters empty; a partition with
+    // one non-empty cluster separates nothing, so it scores 0 rather than failing the choice.
+    const std::set<int> used(result.assignment.begin(), result.assignment.end());
+    const double silhouette = used.size() >= 2 ? meanSilhouette(points, result.assignment) : 0.0;
     selection.silhouettes.emplace_back(k, silhouette);
     if (silhouette > bestSilhouette) { // strict: ties keep the smaller k
       bestSilhouette = silhouette;

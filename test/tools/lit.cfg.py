@@ -29,6 +29,6 @@ config.substitutions.append(("%python", sys.executable))
 
 # Checks that need Python packages run where they are installed: ONNX Runtime is not a Debian
 # package, so a fresh CI machine skips those tests.
-for module in ("onnxruntime", "numpy"):
+for module in ("onnxruntime", "onnx", "numpy"):
     if subprocess.run([sys.executable, "-c", "import " + module], capture_output=True).returncode == 0:
         config.available_features.add(module)

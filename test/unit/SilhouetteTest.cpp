@@ -144,3 +144,12 @@ TEST(ChooseKBySilhouette, RejectsABadRange) {
   EXPECT_THROW(chooseKBySilhouette(points, 3, 2, KMeansOptions{}), Error);
   EXPECT_THROW(chooseKBySilhouette(points, 4, 6, KMeansOptions{}), Error); // no k below 4
 }
+
+TEST(ChooseKBySilhouette, IdenticalPointsScoreZero) {
+  const PointMatrix points = PointMatrix::Constant(5, 3, 2.5);
+  const KSelection selection = chooseKBySilhouette(points, 2, 4, {});
+  EXPECT_EQ(selection.bestK, 2);
+  ASSERT_EQ(selection.silhouettes.size(), 3u);
+  for (const auto& [k, silhouette] : selection.silhouettes)
+    EXPECT_EQ(silhouette, 0.0) << "k = " << k;
+}
