@@ -13,7 +13,8 @@
 
 namespace clustune::cluster {
 
-using PointMatrix = Eigen::MatrixXd; // one point per row
+// One point per row, rows contiguous: every loop here walks points.
+using PointMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct KMeansOptions {
   int k = 2;
