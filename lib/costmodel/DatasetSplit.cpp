@@ -1,6 +1,7 @@
 #include "costmodel/DatasetSplit.h"
 
 #include "support/Error.h"
+#include "support/Hash.h"
 #include "support/Random.h"
 
 #include <algorithm>
@@ -17,8 +18,9 @@ ProgramSplit splitWithinTasks(const ProgramDataset& dataset, double fraction, st
     std::size_t held = 0;
     if (programs.size() >= kMinimumProgramsToSplit)
       held = static_cast<std::size_t>(std::lround(fraction * static_cast<double>(programs.size())));
-    // A stream per task, so a task's split does not depend on which other tasks are present.
-    Rng rng = root.fork(std::hash<std::string>{}(dataset.taskKeys[task]));
+    // A stream per task, so a task's split does not depend on which other tasks are present;
+    // keyed by the stable hash, so it is the same with every standard library.
+    Rng rng = root.fork(stableHash(dataset.taskKeys[task]));
     rng.shuffle(programs);
     split.second.insert(split.second.end(), programs.begin(), programs.begin() + held);
     split.first.insert(split.first.end(), programs.begin() + held, programs.end());

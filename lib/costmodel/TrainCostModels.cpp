@@ -197,8 +197,10 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
           clusterValidation.push_back(program);
       const std::string name = clusterModelName(cluster);
       if (clusterTraining.size() < request.minimumClusterPrograms) {
-        spdlog::warn("{}: {} training programs (fewer than {}); its tasks use the global model",
-                     name, clusterTraining.size(), request.minimumClusterPrograms);
+        spdlog::warn("{}: {} training programs (fewer than {}); {}", name, clusterTraining.size(),
+                     request.minimumClusterPrograms,
+                     global ? "its tasks use the global model"
+                            : "no model scores its tasks (train with --mode both for a fallback)");
         continue;
       }
       const bool fineTune = request.clusterInit == ClusterInit::Global;
