@@ -170,16 +170,27 @@ std::set<std::pair<int, int>> heldOutEdgesForBatch(const EdgeSplit& split,
   return result;
 }
 
-double rocAuc(const std::vector<double>& positiveScores,
-              const std::vector<double>& negativeScores) {
-  if (positiveScores.empty() || negativeScores.empty())
-    throw Error("ROC AUC needs at least one positive and one negative score");
-  // Mann-Whitney: the rank sum of the positives, with tied scores sharing their average rank.
+namespace {
+
+// Every score with whether it belongs to a positive pair.
+std::vector<std::pair<double, bool>> labelledScores(const std::vector<double>& positiveScores,
+                                                    const std::vector<double>& negativeScores) {
   std::vector<std::pair<double, bool>> scored;
   for (const double score : positiveScores)
     scored.emplace_back(score, true);
   for (const double score : negativeScores)
     scored.emplace_back(score, false);
+  return scored;
+}
+
+} // namespace
+
+double rocAuc(const std::vector<double>& positiveScores,
+              const std::vector<double>& negativeScores) {
+  if (positiveScores.empty() || negativeScores.empty())
+    throw Error("ROC AUC needs at least one positive and one negative score");
+  // Mann-Whitney: the rank sum of the positives, with tied scores sharing their average rank.
+  std::vector<std::pair<double, bool>> scored = labelledScores(positiveScores, negativeScores);
   std::sort(scored.begin(), scored.end(),
             [](const auto& left, const auto& right) { return left.first < right.first; });
   double positiveRankSum = 0;
@@ -202,11 +213,7 @@ double averagePrecision(const std::vector<double>& positiveScores,
                         const std::vector<double>& negativeScores) {
   if (positiveScores.empty())
     throw Error("average precision needs at least one positive score");
-  std::vector<std::pair<double, bool>> scored;
-  for (const double score : positiveScores)
-    scored.emplace_back(score, true);
-  for (const double score : negativeScores)
-    scored.emplace_back(score, false);
+  std::vector<std::pair<double, bool>> scored = labelledScores(positiveScores, negativeScores);
   std::sort(scored.begin(), scored.end(),
             [](const auto& left, const auto& right) { return left.first > right.first; });
   const double positives = static_cast<double>(positiveScores.size());
