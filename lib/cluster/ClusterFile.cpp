@@ -2,28 +2,13 @@
 
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Jsonl.h"
 
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 namespace clustune::cluster {
-namespace {
-
-template <class T>
-T field(const nlohmann::json& entry, const char* name, const ErrorContext& context) {
-  const auto found = entry.find(name);
-  if (found == entry.end())
-    throw Error(std::string("clusters file lacks the field '") + name + "'", context);
-  try {
-    return found->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(std::string("clusters file field '") + name + "' has the wrong type", context);
-  }
-}
-
-} // namespace
-
 ClusterFile readClusterFile(const std::string& path) {
   const ErrorContext context{displayPath(path)};
   nlohmann::json entry;
@@ -34,16 +19,16 @@ ClusterFile readClusterFile(const std::string& path) {
   }
   if (!entry.is_object())
     throw Error("a clusters file is one JSON object", context);
-  const int version = field<int>(entry, "v", context);
+  const int version = requireField<int>(entry, "v", context);
   if (version != kClusterFileVersion)
     throw Error("clusters file version " + std::to_string(version) +
                     " is not supported (expected " + std::to_string(kClusterFileVersion) + ")",
                 context);
   ClusterFile clusters;
-  clusters.k = field<int>(entry, "k", context);
-  clusters.silhouette = field<double>(entry, "silhouette", context);
-  clusters.centroids = field<std::vector<std::vector<double>>>(entry, "centroids", context);
-  clusters.assign = field<std::map<std::string, int>>(entry, "assign", context);
+  clusters.k = requireField<int>(entry, "k", context);
+  clusters.silhouette = requireField<double>(entry, "silhouette", context);
+  clusters.centroids = requireField<std::vector<std::vector<double>>>(entry, "centroids", context);
+  clusters.assign = requireField<std::map<std::string, int>>(entry, "assign", context);
   if (clusters.k < 1 || static_cast<int>(clusters.centroids.size()) != clusters.k)
     throw Error("clusters file has k = " + std::to_string(clusters.k) + " but " +
                     std::to_string(clusters.centroids.size()) + " centroids",
@@ -61,9 +46,9 @@ ClusterFile readClusterFile(const std::string& path) {
       throw Error("clusters file field 'clusters' must list the k clusters", context);
     for (const nlohmann::json& item : *found) {
       ClusterInfo info;
-      info.size = field<int>(item, "size", context);
-      info.radius = field<double>(item, "radius", context);
-      info.anchors = field<std::map<std::string, int>>(item, "anchors", context);
+      info.size = requireField<int>(item, "size", context);
+      info.radius = requireField<double>(item, "radius", context);
+      info.anchors = requireField<std::map<std::string, int>>(item, "anchors", context);
       clusters.clusters.push_back(info);
     }
   }
