@@ -2,6 +2,7 @@
 #include "measure/Builder.h"
 
 #include "codegen/cpu/CpuCodegen.h"
+#include "measure/IsolatedBuild.h"
 #include "runtime/ThreadPool.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
@@ -50,7 +51,10 @@ BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& 
 }
 
 std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs,
-                               const codegen::CpuTarget& target, int parallelism) {
+                               const codegen::CpuTarget& target, int parallelism,
+                               double timeoutSeconds) {
+  if (timeoutSeconds > 0)
+    return buildInChildProcesses(inputs, target, parallelism, timeoutSeconds);
   std::vector<BuildResult> results(inputs.size());
   const int threads =
       std::max(1, std::min(parallelism, static_cast<int>(std::max<std::size_t>(inputs.size(), 1))));

@@ -19,7 +19,7 @@ struct BuildResult {
   std::string objectBytes = {};             // ELF object; empty on error
   std::string functionName = {};            // the kernel symbol in objectBytes
   std::vector<ArgumentSpec> arguments = {}; // the kernel's buffers: task inputs, then outputs
-  std::string error = {};                   // "", errors::kCompile or errors::kInvalidSchedule
+  std::string error = {}; // "", errors::kCompile, kCompileTimeout or kInvalidSchedule
   std::string errorDetail = {};
   double compileSeconds = 0;
 
@@ -29,8 +29,11 @@ struct BuildResult {
 // Builds one candidate on the calling thread. Never throws for a bad candidate.
 BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& target);
 
-// Builds every candidate on `parallelism` threads (at least 1); results in input order.
+// Builds every candidate, `parallelism` (at least 1) at a time; results in input order. With a
+// `timeoutSeconds` above 0 each build runs in a child process and is killed at that limit
+// (IsolatedBuild.h); with 0, on threads of this process, without a limit.
 std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs,
-                               const codegen::CpuTarget& target, int parallelism);
+                               const codegen::CpuTarget& target, int parallelism,
+                               double timeoutSeconds = 0);
 
 } // namespace clustune::measure

@@ -15,6 +15,7 @@ namespace clustune::measure {
 // MeasureResult::error values; "" means the candidate was measured and its outputs were right.
 namespace errors {
 inline constexpr const char* kCompile = "compile";                  // lowering or LLVM failed
+inline constexpr const char* kCompileTimeout = "compile_timeout";   // its build passed the limit
 inline constexpr const char* kTimeout = "timeout";                  // killed after the time limit
 inline constexpr const char* kCrash = "crash";                      // the worker died (a signal)
 inline constexpr const char* kWrongResult = "wrong_result";         // outputs differ from reference

@@ -82,7 +82,7 @@ MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult&
 }
 
 std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
-  const std::vector<BuildResult> built = build(inputs, target_, options_.buildParallelism);
+  const std::vector<BuildResult> built = build(inputs, target_, options_.buildParallelism, options_.buildTimeoutSeconds);
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)

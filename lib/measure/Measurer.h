@@ -18,7 +18,11 @@ namespace clustune::measure {
 
 struct MeasureOptions {
   RunnerOptions runner = {};
-  int buildParallelism = 1; // compiler threads
+  int buildParallelism = 1; // candidates compiled at once
+  // A candidate still compiling after this many seconds is killed and recorded as
+  // compile_timeout (builds then run in child processes, IsolatedBuild.h); 0: no limit, builds
+  // on threads of this process.
+  double buildTimeoutSeconds = 0;
   bool checkCorrectness = true;
   // Tasks up to this many FLOPs take their reference from the interpreter (independent of code
   // generation, and under a second there); larger ones from the naive schedule (the initial

@@ -29,19 +29,6 @@ constexpr int kWorkerFd = 3;
 // How long a worker may take to start up and say hello (it maps LLVM, a large library).
 constexpr double kStartupSeconds = 30;
 
-std::string describeWaitStatus(int status) {
-  if (WIFSIGNALED(status)) {
-    const int signal = WTERMSIG(status);
-    const char* abbreviation = ::sigabbrev_np(signal);
-    const std::string name =
-        abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
-    return name + " (" + ::strsignal(signal) + ")";
-  }
-  if (WIFEXITED(status))
-    return "exit status " + std::to_string(WEXITSTATUS(status));
-  return "wait status " + std::to_string(status);
-}
-
 std::chrono::steady_clock::time_point deadlineAfter(double seconds) {
   return std::chrono::steady_clock::now() +
          std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -4,9 +4,11 @@
 #include "support/Error.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <type_traits>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@ namespace {
 constexpr std::uint32_t kHelloTag = 0x4c4c4548;    // "HELL"
 constexpr std::uint32_t kRequestTag = 0x51455552;  // "RUEQ"
 constexpr std::uint32_t kResponseTag = 0x50534552; // "RESP"
+constexpr std::uint32_t kBuildTag = 0x444c4942;    // "BILD"
 
 class ByteWriter {
 public:
@@ -219,6 +222,49 @@ bool writeFrame(int fd, const std::string& payload) {
     written += static_cast<std::size_t>(result);
   }
   return true;
+}
+
+std::string describeWaitStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const char* abbreviation = ::sigabbrev_np(signal);
+    const std::string name =
+        abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+    return name + " (" + ::strsignal(signal) + ")";
+  }
+  if (WIFEXITED(status))
+    return "exit status " + std::to_string(WEXITSTATUS(status));
+  return "wait status " + std::to_string(status);
+}
+
+std::string encode(const BuildResult& result) {
+  ByteWriter out;
+  out.put(kBuildTag);
+  out.putString(result.objectBytes);
+  out.putString(result.functionName);
+  out.put<std::uint64_t>(result.arguments.size());
+  for (const ArgumentSpec& spec : result.arguments)
+    putSpec(out, spec);
+  out.putString(result.error);
+  out.putString(result.errorDetail);
+  out.put(result.compileSeconds);
+  return out.take();
+}
+
+BuildResult decodeBuildResult(const std::string& bytes) {
+  ByteReader in(bytes);
+  in.expectTag(kBuildTag, "build result");
+  BuildResult result;
+  result.objectBytes = in.getString();
+  result.functionName = in.getString();
+  const std::size_t count = in.getCount(1);
+  for (std::size_t i = 0; i < count; ++i)
+    result.arguments.push_back(getSpec(in));
+  result.error = in.getString();
+  result.errorDetail = in.getString();
+  result.compileSeconds = in.get<double>();
+  in.expectEnd();
+  return result;
 }
 
 namespace {

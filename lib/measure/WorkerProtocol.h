@@ -5,9 +5,11 @@
 // version so that a stale worker binary is refused instead of misread.
 //
 // Conversation: the worker sends Hello once it is ready, then answers every RunRequest with one
-// RunResponse, until the parent closes its end.
+// RunResponse, until the parent closes its end. A build process (IsolatedBuild.h) sends one
+// encoded BuildResult and exits.
 #pragma once
 
+#include "measure/Builder.h"
 #include "measure/SeededInputs.h"
 #include "measure/Timing.h"
 
@@ -50,6 +52,12 @@ std::string encode(const RunResponse& response);
 WorkerHello decodeHello(const std::string& bytes);
 RunRequest decodeRunRequest(const std::string& bytes);
 RunResponse decodeRunResponse(const std::string& bytes);
+std::string encode(const BuildResult& result);
+BuildResult decodeBuildResult(const std::string& bytes);
+
+// How a child process ended, from waitpid's status: "SIGSEGV (Segmentation fault)",
+// "exit status 3".
+std::string describeWaitStatus(int status);
 
 // Writes one frame. Returns false when the other end is gone (EPIPE, ECONNRESET) and never
 // raises SIGPIPE; throws clustune::Error for any other failure.

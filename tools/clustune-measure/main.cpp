@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
   int batchSize = 16;
-  double timeBudget = 0, timeout = 10;
+  double timeBudget = 0, timeout = 10, buildTimeout = 30;
   std::int64_t maxRecords = 0;
   measure::TimingOptions timing{.number = 1, .repeat = 3, .minRepeatMs = 10, .cacheFlush = false};
   app.add_option("tasks", tasksPath, "tasks.jsonl from clustune-partition ('-' reads stdin)")
@@ -77,7 +77,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-records", maxRecords,
                  "Stop once the output holds this many records, old and new (0: no limit)")
       ->capture_default_str();
-  app.add_option("--jobs", jobs, "Compiler threads")->capture_default_str();
+  app.add_option("--jobs", jobs, "Candidates compiled at once")->capture_default_str();
+  app.add_option("--build-timeout", buildTimeout,
+                 "Seconds a candidate may compile before it is killed and recorded as "
+                 "compile_timeout (0: no limit, compile in this process)")
+      ->capture_default_str();
   app.add_option("--threads", threads, "Threads of the measured kernels (0: the target's cores)")
       ->capture_default_str();
   app.add_option("--batch-size", batchSize, "Candidates built together before they run")
@@ -97,10 +101,10 @@ int main(int argc, char** argv) {
     if (perTask < 1)
       throw Error("--per-task must be at least 1, got " + std::to_string(perTask));
     if (jobs < 1 || batchSize < 1 || threads < 0 || timing.repeat < 1 || timeout <= 0 ||
-        timeBudget < 0 || timing.minRepeatMs < 0 || maxRecords < 0)
-      throw Error(
-          "--jobs, --batch-size and --repeat must be at least 1, --threads, "
-          "--time-budget, --max-records and --min-repeat-ms non-negative, --timeout positive");
+        timeBudget < 0 || timing.minRepeatMs < 0 || maxRecords < 0 || buildTimeout < 0)
+      throw Error("--jobs, --batch-size and --repeat must be at least 1, --threads, "
+                  "--time-budget, --max-records, --min-repeat-ms and --build-timeout "
+                  "non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
     const codegen::CpuTarget target =
         targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
@@ -118,6 +122,7 @@ int main(int argc, char** argv) {
     measureOptions.runner = {
         .timeoutSeconds = timeout, .timing = timing, .seed = common.seed, .threads = kernelThreads};
     measureOptions.buildParallelism = jobs;
+    measureOptions.buildTimeoutSeconds = buildTimeout;
     measure::Measurer measurer(target, measureOptions);
 
     dataset::CampaignOptions options;
