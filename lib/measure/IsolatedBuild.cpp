@@ -9,8 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 struct ChildBuild {
   pid_t pid = -1;
-  int fd = -1; // the read end of the child's pipe
+  int fd = -1; // the parent's end of the socket pair to the child
   std::size_t index = 0;
   Clock::time_point start;
   Clock::time_point deadline;
@@ -32,24 +32,20 @@ struct ChildBuild {
 // stdio buffers (both belong to the parent).
 [[noreturn]] void buildAndSend(const MeasureInput& input, const codegen::CpuTarget& target,
                                int fd) {
-  const std::string bytes = encode(buildCandidate(input, target));
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      ::_exit(2);
-    written += static_cast<std::size_t>(n);
+  bool sent = false;
+  try {
+    sent = writeFrame(fd, encode(buildCandidate(input, target)));
+  } catch (...) {
   }
-  ::_exit(0);
+  ::_exit(sent ? 0 : 2);
 }
 
 ChildBuild startChild(const MeasureInput& input, const codegen::CpuTarget& target,
                       std::size_t index) {
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0)
-    throw Error(std::string("cannot create a pipe for a build process: ") + std::strerror(errno));
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+    throw Error(std::string("cannot create a socket pair for a build process: ") +
+                std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -78,7 +74,7 @@ BuildResult failed(const char* error, std::string detail, double seconds) {
   return result;
 }
 
-// The child closed its pipe: reap it and decode what it sent.
+// The child closed its end: reap it and decode the frame it sent (WorkerProtocol.h).
 BuildResult finishChild(ChildBuild& child) {
   ::close(child.fd);
   int status = 0;
@@ -87,8 +83,14 @@ BuildResult finishChild(ChildBuild& child) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return failed(errors::kCompile, "the build process died: " + describeWaitStatus(status),
                   secondsSince(child.start));
+  std::uint64_t size = 0;
+  if (child.received.size() >= sizeof size)
+    std::memcpy(&size, child.received.data(), sizeof size);
+  if (child.received.size() < sizeof size || child.received.size() - sizeof size != size)
+    return failed(errors::kCompile, "the build process sent an incomplete result",
+                  secondsSince(child.start));
   try {
-    return decodeBuildResult(child.received);
+    return decodeBuildResult(child.received.substr(sizeof size));
   } catch (const Error& error) {
     return failed(errors::kCompile, error.what(), secondsSince(child.start));
   }

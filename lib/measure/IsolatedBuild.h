@@ -3,7 +3,8 @@
 // buildCandidate in a child forked from the calling thread; at most `parallelism` children run
 // at once; a child still compiling after `timeoutSeconds` is killed and its candidate becomes
 // an errors::kCompileTimeout result, a child that dies an errors::kCompile result naming the
-// signal. The child sends its BuildResult back through a pipe (WorkerProtocol.h) and exits.
+// signal. The child sends its BuildResult back as one frame over a socket pair (WorkerProtocol.h)
+// and exits.
 //
 // Forking copies only the calling thread: call this while no other thread of the process is
 // inside the libraries a build uses (LLVM, the allocator is fork-safe). The Measurer builds

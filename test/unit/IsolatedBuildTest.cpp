@@ -1,6 +1,6 @@
 // Builds in child processes (measure/IsolatedBuild.h): the same objects as builds on threads,
 // a build over its time limit killed and recorded as compile_timeout, and the build result's
-// trip through the pipe.
+// trip through the socket pair (a bidirectional pipe).
 #include "MeasureTestSupport.h"
 #include "measure/Builder.h"
 #include "measure/Measurer.h"
