@@ -21,6 +21,9 @@ inline constexpr const char* kCrash = "crash";                      // the worke
 inline constexpr const char* kWrongResult = "wrong_result";         // outputs differ from reference
 inline constexpr const char* kInvalidSchedule = "invalid_schedule"; // a step does not apply
 inline constexpr const char* kRuntime = "runtime"; // the kernel could not be loaded or run
+// Every kind above: records.jsonl readers accept exactly these, so a new kind goes here too.
+inline constexpr const char* kAll[] = {kCompile,     kCompileTimeout,  kTimeout, kCrash,
+                                       kWrongResult, kInvalidSchedule, kRuntime};
 } // namespace errors
 
 struct MeasureInput {

@@ -9,8 +9,7 @@ namespace clustune::measure {
 namespace {
 
 bool isKnownErrorKind(const std::string& kind) {
-  for (const char* known : {errors::kCompile, errors::kTimeout, errors::kCrash,
-                            errors::kWrongResult, errors::kInvalidSchedule, errors::kRuntime})
+  for (const char* known : errors::kAll)
     if (kind == known)
       return true;
   return false;

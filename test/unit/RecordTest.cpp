@@ -84,6 +84,17 @@ TEST(RecordTest, AnErrorRecordKeepsItsKindAndDetail) {
   EXPECT_EQ(back.errorDetail, "killed after 10 s");
 }
 
+TEST(RecordTest, EveryErrorKindTheMeasurerWritesReadsBack) {
+  for (const std::string kind : {"compile", "compile_timeout", "timeout", "crash", "wrong_result",
+                                 "invalid_schedule", "runtime"}) {
+    Record record = validRecord();
+    record.costs.clear();
+    record.error = kind;
+    EXPECT_EQ(parse(recordToJson(record).dump()).error, kind);
+  }
+  EXPECT_EQ(std::size(errors::kAll), 7u) << "a new error kind needs a case above";
+}
+
 TEST(RecordTest, TheMinimalTuningLogFormIsAccepted) {
   const Record record =
       parse(R"({"v":1,"task":"0123456789abcdef","schedule":[],"costs":[0.5],"error":null})");
