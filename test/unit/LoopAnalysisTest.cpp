@@ -42,6 +42,28 @@ TEST(LoopAnalysis, MayTrapMarksLoadsAndVariableDivisions) {
   EXPECT_FALSE(mayTrap(cast(DataType::Float32, v(i)) / floatImm(3.0))); // float: no trap
 }
 
+TEST(LoopAnalysis, LoadChoicesAreSelectsBetweenLoadsWithSafeIndicesAndConditions) {
+  const Var i = makeVar("i"), n = makeVar("n");
+  const Buffer a = makeBuffer("A", DataType::Float32, 4, BufferScope::Argument);
+  const Buffer b = makeBuffer("B", DataType::Float32, 4, BufferScope::Argument);
+  const Buffer m = makeBuffer("M", DataType::Float32, 8, BufferScope::Argument);
+  const Expr concat = select(v(i) < c(4), bufferLoad(a, v(i)), bufferLoad(b, v(i) - c(4)));
+  EXPECT_TRUE(isLoadChoice(bufferLoad(a, v(i))));
+  EXPECT_TRUE(isLoadChoice(concat));
+  EXPECT_TRUE(isLoadChoice(select(v(i) < c(2), bufferLoad(m, v(i)), concat)));
+  // The outermost condition is evaluated in any case, so it may load (Where over tensors).
+  EXPECT_TRUE(isLoadChoice(
+      select(bufferLoad(m, v(i)) > floatImm(0.0), bufferLoad(a, v(i)), bufferLoad(b, v(i)))));
+  // Padding chooses between a load and a constant: it keeps its branch.
+  EXPECT_FALSE(isLoadChoice(select(v(i) < c(4), bufferLoad(a, v(i)), floatImm(0.0))));
+  // An inner condition or an index that may fault would be evaluated where it is not chosen.
+  EXPECT_FALSE(isLoadChoice(select(
+      v(i) < c(2), bufferLoad(m, v(i)),
+      select(bufferLoad(m, v(i)) > floatImm(0.0), bufferLoad(a, v(i)), bufferLoad(b, v(i))))));
+  EXPECT_FALSE(
+      isLoadChoice(select(v(i) < c(4), bufferLoad(a, floorDiv(v(i), v(n))), bufferLoad(b, v(i)))));
+}
+
 TEST(LoopAnalysis, StructuralEqualityComparesVariablesByIdentity) {
   const Var i = makeVar("i"), otherI = makeVar("i");
   EXPECT_TRUE(structurallyEqual(v(i) * c(4) + c(1), v(i) * c(4) + c(1)));

@@ -12,11 +12,16 @@
 //   1 / (1 + exp(-x)), within a few ulp of the exact value (exp's error plus two roundings).
 // - Select, And and Or evaluate an operand that could fault (a load, an integer division by a
 //   variable) only where it is chosen: by a branch for a scalar condition, under a lane mask
-//   for a vector one. Padding relies on this.
+//   for a vector one. Padding relies on this. A scalar Select between loads (Concat's chain
+//   over its inputs, Where over tensors) whose condition changes between the copies of an
+//   unrolled loop instead selects the address and loads once: no branch, and no load that
+//   the program would not make. A branch per element there made LLVM's LazyValueInfo take
+//   minutes (Inception-V3's last Concat, test/unit/CpuCodegenConcatTest.cpp).
 #include "codegen/cpu/KernelEmitter.h"
 #include "codegen/cpu/LoopAnalysis.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cassert>
 #include <llvm/IR/Intrinsics.h>
 
@@ -154,6 +159,8 @@ llvm::Value* KernelEmitter::emitExpr(const Expr& expr) {
   case ExprKind::Not:
     return builder_.CreateNot(emitExpr(node.operands[0]));
   case ExprKind::Select: {
+    if (!lanes_ && isLoadChoice(expr) && dependsOnUnrolledLoop(node.operands[0]))
+      return emitChosenLoad(expr);
     const bool lazy = mayTrap(node.operands[1]) || mayTrap(node.operands[2]);
     return emitChoice(
         emitExpr(node.operands[0]), [&] { return emitExpr(node.operands[1]); },
@@ -524,6 +531,39 @@ llvm::Value* KernelEmitter::emitChoice(llvm::Value* condition,
   phi->addIncoming(a, trueEnd);
   phi->addIncoming(b, falseEnd);
   return phi;
+}
+
+llvm::Value* KernelEmitter::emitChosenLoad(const Expr& choice) {
+  // The address is chosenBase + referenceIndex, where each side's base is its buffer moved by
+  // its index minus the reference index (the first side's). Concat's sides index alike but
+  // for a constant, so LLVM folds each base to a constant offset, computes the chosen base
+  // once for all elements that share the condition, and sees their loads as consecutive.
+  const Expr* reference = &choice;
+  while ((*reference)->kind == ExprKind::Select)
+    reference = &(*reference)->operands[1];
+  llvm::Value* referenceIndex = emitIndex((*reference)->operands[0]);
+  llvm::Type* element = storageType(choice->dtype);
+  std::function<llvm::Value*(const Expr&)> baseOf = [&](const Expr& expr) -> llvm::Value* {
+    if (expr->kind == ExprKind::BufferLoad) {
+      // Not inbounds: a base may lie outside its buffer; only the final address is inside.
+      llvm::Value* shift = builder_.CreateSub(emitIndex(expr->operands[0]), referenceIndex);
+      return builder_.CreateGEP(element, bufferPointer(expr->buffer), shift);
+    }
+    llvm::Value* condition = emitExpr(expr->operands[0]);
+    llvm::Value* whenTrue = baseOf(expr->operands[1]);
+    return builder_.CreateSelect(condition, whenTrue, baseOf(expr->operands[2]));
+  };
+  llvm::Value* address = builder_.CreateGEP(element, baseOf(choice), referenceIndex);
+  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
+  llvm::Value* loaded = builder_.CreateAlignedLoad(element, address, align);
+  if (choice->dtype == DataType::Bool)
+    return builder_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
+  return loaded;
+}
+
+bool KernelEmitter::dependsOnUnrolledLoop(const Expr& expr) const {
+  return std::any_of(unrolledVars_.begin(), unrolledVars_.end(),
+                     [&](const te::VarNode* var) { return dependsOn(expr, var); });
 }
 
 } // namespace clustune::codegen

@@ -72,6 +72,10 @@ private:
   // under a mask when the condition differs between lanes).
   llvm::Value* emitChoice(llvm::Value* condition, const std::function<llvm::Value*()>& whenTrue,
                           const std::function<llvm::Value*()>& whenFalse, bool lazy);
+  // The value of a Select between loads (isLoadChoice): one load from a selected address.
+  llvm::Value* emitChosenLoad(const te::Expr& choice);
+  // Whether expr differs between the copies of a loop body that emitUnrolledFor emits.
+  bool dependsOnUnrolledLoop(const te::Expr& expr) const;
   llvm::Value* convert(llvm::Value* value, te::DataType from, te::DataType to);
   llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
   void storeToMemory(const te::Buffer& buffer, const te::Expr& index, llvm::Value* value);
@@ -98,6 +102,7 @@ private:
   std::unordered_map<const te::VarNode*, llvm::Value*> vars_;
   std::unordered_map<const te::BufferNode*, llvm::Value*> buffers_;
   std::optional<VectorLanes> lanes_;
+  std::vector<const te::VarNode*> unrolledVars_; // of the loops being unrolled, outermost first
   int autoUnrollMaxStep_ = 0; // from the innermost enclosing auto_unroll_max_step pragma
   int outlinedCount_ = 0;
 };

@@ -22,6 +22,17 @@ void forEachNode(const Expr& expr, const std::function<void(const te::ExprNode&)
     forEachNode(operand, visit);
 }
 
+// An integer division whose divisor is not a non-zero constant.
+bool mayDivideByZero(const te::ExprNode& node) {
+  const bool integerDivision = (node.kind == ExprKind::Div || node.kind == ExprKind::FloorDiv ||
+                                node.kind == ExprKind::FloorMod) &&
+                               !graph::isFloatingPoint(node.dtype);
+  if (!integerDivision)
+    return false;
+  const Expr& divisor = node.operands[1];
+  return divisor->kind != ExprKind::IntImm || divisor->intValue == 0;
+}
+
 // Calls visit on the root of every expression a statement tree holds.
 void forEachExpr(const Stmt& stmt, const std::function<void(const Expr&)>& visit) {
   if (!stmt)
@@ -152,18 +163,23 @@ bool structurallyEqual(const Expr& left, const Expr& right) {
 bool mayTrap(const Expr& expr) {
   bool trap = false;
   forEachNode(expr, [&](const te::ExprNode& node) {
-    if (node.kind == ExprKind::BufferLoad || node.kind == ExprKind::Load)
+    if (node.kind == ExprKind::BufferLoad || node.kind == ExprKind::Load || mayDivideByZero(node))
       trap = true;
-    const bool integerDivision = (node.kind == ExprKind::Div || node.kind == ExprKind::FloorDiv ||
-                                  node.kind == ExprKind::FloorMod) &&
-                                 !graph::isFloatingPoint(node.dtype);
-    if (integerDivision) {
-      const Expr& divisor = node.operands[1];
-      if (divisor->kind != ExprKind::IntImm || divisor->intValue == 0)
-        trap = true;
-    }
   });
   return trap;
+}
+
+bool isLoadChoice(const Expr& expr) {
+  if (expr->kind == ExprKind::BufferLoad)
+    return !mayTrap(expr->operands[0]);
+  if (expr->kind != ExprKind::Select)
+    return false;
+  // Only the outermost condition is evaluated where the program evaluates the expression
+  // anyway; the inner ones are evaluated whichever side is chosen.
+  for (const Expr& side : {expr->operands[1], expr->operands[2]})
+    if ((side->kind == ExprKind::Select && mayTrap(side->operands[0])) || !isLoadChoice(side))
+      return false;
+  return true;
 }
 
 std::string vectorizationBlocker(const te::StmtNode& loop) {

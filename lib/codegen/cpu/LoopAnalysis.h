@@ -30,6 +30,11 @@ bool structurallyEqual(const te::Expr& left, const te::Expr& right);
 // by something other than a non-zero constant. Such operands are evaluated lazily.
 bool mayTrap(const te::Expr& expr);
 
+// Whether expr picks one of several loads: a load, or a Select between two such choices, where
+// no index and no condition but the outermost may fault. Its value is then one load from an
+// address chosen without a branch (Concat's chain over its inputs, Where over tensors).
+bool isLoadChoice(const te::Expr& expr);
+
 // Why the Vectorized loop `loop` cannot run as vector lanes in lock-step (empty when it can).
 // Lock-step execution reorders the loop's statement instances from (lane, statement) to
 // (statement, lane). That keeps the program's meaning when each buffer written in the loop is

@@ -95,11 +95,13 @@ void KernelEmitter::emitFor(const te::StmtNode& loop) {
 }
 
 void KernelEmitter::emitUnrolledFor(const te::StmtNode& loop) {
+  unrolledVars_.push_back(loop.loopVar.get());
   for (std::int64_t i = 0; i < loop.extent; ++i) {
     vars_[loop.loopVar.get()] = builder_.getInt64(i);
     emitStmt(loop.body);
   }
   vars_.erase(loop.loopVar.get());
+  unrolledVars_.pop_back();
 }
 
 void KernelEmitter::emitVectorizedFor(const te::StmtNode& loop) {
