@@ -16,28 +16,23 @@ Prints, for the pairs valid in both files (ratios are NEW / OLD; below 1 is fast
 """
 import argparse
 import collections
-import gzip
 import json
 import statistics
 import sys
 
+from dataset_summary import read_jsonl
+
 
 def read_records(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    records = {}
     try:
-        with opener(path, "rt") as stream:
-            for number, line in enumerate(stream, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    records[(record["task"], record["sample_index"])] = record
-                except (json.JSONDecodeError, KeyError, TypeError) as error:
-                    sys.exit(f"error: {path}:{number}: not a record: {error}")
+        records = {}
+        for number, record in enumerate(read_jsonl(path), 1):
+            if not isinstance(record, dict) or "task" not in record or "sample_index" not in record:
+                sys.exit(f"error: {path}:{number}: not a record (no task or sample_index)")
+            records[(record["task"], record["sample_index"])] = record
+        return records
     except OSError as error:
         sys.exit(f"error: {path}: {error.strerror}")
-    return records
 
 
 def spread(values):
