@@ -76,6 +76,12 @@ llvm::Type* KernelEmitter::storageType(DataType dtype) {
   return dtype == DataType::Bool ? builder_.getInt8Ty() : registerType(dtype);
 }
 
+llvm::Value* KernelEmitter::fromStorage(llvm::Value* loaded, DataType dtype) {
+  if (dtype != DataType::Bool)
+    return loaded;
+  return builder_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
+}
+
 llvm::Value* KernelEmitter::broadcast(llvm::Value* value, unsigned width) {
   if (value->getType()->isVectorTy())
     return value;
@@ -159,7 +165,7 @@ llvm::Value* KernelEmitter::emitExpr(const Expr& expr) {
   case ExprKind::Not:
     return builder_.CreateNot(emitExpr(node.operands[0]));
   case ExprKind::Select: {
-    if (!lanes_ && isLoadChoice(expr) && dependsOnUnrolledLoop(node.operands[0]))
+    if (!lanes_ && dependsOnUnrolledLoop(node.operands[0]) && isLoadChoice(expr))
       return emitChosenLoad(expr);
     const bool lazy = mayTrap(node.operands[1]) || mayTrap(node.operands[2]);
     return emitChoice(
@@ -450,9 +456,7 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
       loaded = builder_.CreateAlignedLoad(element, address, align);
     }
   }
-  if (buffer->dtype == DataType::Bool)
-    return builder_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
-  return loaded;
+  return fromStorage(loaded, buffer->dtype);
 }
 
 void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, llvm::Value* value) {
@@ -555,10 +559,7 @@ llvm::Value* KernelEmitter::emitChosenLoad(const Expr& choice) {
   };
   llvm::Value* address = builder_.CreateGEP(element, baseOf(choice), referenceIndex);
   const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
-  llvm::Value* loaded = builder_.CreateAlignedLoad(element, address, align);
-  if (choice->dtype == DataType::Bool)
-    return builder_.CreateICmpNE(loaded, llvm::Constant::getNullValue(loaded->getType()));
-  return loaded;
+  return fromStorage(builder_.CreateAlignedLoad(element, address, align), choice->dtype);
 }
 
 bool KernelEmitter::dependsOnUnrolledLoop(const Expr& expr) const {

@@ -85,6 +85,8 @@ private:
   // Types and lanes.
   llvm::Type* registerType(te::DataType dtype);
   llvm::Type* storageType(te::DataType dtype);
+  // A value loaded as storageType(dtype), in registerType(dtype).
+  llvm::Value* fromStorage(llvm::Value* loaded, te::DataType dtype);
   llvm::Value* broadcast(llvm::Value* value, unsigned width);
   // Broadcasts whichever of the two is scalar when the other is a vector.
   void matchLanes(llvm::Value*& left, llvm::Value*& right);
