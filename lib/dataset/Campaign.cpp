@@ -100,7 +100,7 @@ void CampaignRun::measureBatch(const graph::Task& task, std::uint64_t seed,
     record.sampleSeed = seed;
     record.sampleIndex = static_cast<int>(positions[i]);
     output_.append(record);
-    progress.measured.insert(measure::scheduleText(record.schedule));
+    progress.measured.insert(schedule::scheduleText(record.schedule));
     ++summary_.records;
     if (results[i].compileSeconds > 0)
       summary_.compileSeconds.push_back(results[i].compileSeconds);
@@ -143,7 +143,7 @@ void CampaignRun::measureTask(const graph::Task& task) {
           std::min<std::int64_t>(allowed, std::min(options_.batchSize, perTask - progress.valid)));
       std::vector<std::size_t> positions;
       for (; next < candidates.size() && positions.size() < room; ++next)
-        if (!progress.measured.contains(measure::scheduleText(candidates[next])))
+        if (!progress.measured.contains(schedule::scheduleText(candidates[next])))
           positions.push_back(next);
       if (!positions.empty())
         measureBatch(task, seed, candidates, positions, progress);
@@ -177,7 +177,7 @@ MeasuredIndex indexRecords(const std::string& path) {
     return index;
   measure::readRecords(path, [&](measure::Record&& record, const ErrorContext&) {
     TaskProgress& progress = index[record.task];
-    progress.measured.insert(measure::scheduleText(record.schedule));
+    progress.measured.insert(schedule::scheduleText(record.schedule));
     if (record.ok())
       ++progress.valid;
   });

@@ -39,7 +39,7 @@ struct CampaignOptions {
 
 // What a log already holds per task: the schedules measured and how many were valid.
 struct TaskProgress {
-  std::set<std::string> measured; // measure::scheduleText of every record
+  std::set<std::string> measured; // schedule::scheduleText of every record
   int valid = 0;
 };
 using MeasuredIndex = std::map<std::string, TaskProgress>;

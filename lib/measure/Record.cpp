@@ -55,6 +55,10 @@ nlohmann::ordered_json recordToJson(const Record& record) {
   json["compile_seconds"] = std::round(record.compileSeconds * 1e4) / 1e4;
   json["sample_seed"] = record.sampleSeed;
   json["sample_index"] = record.sampleIndex;
+  if (record.tuneRound >= 0) {
+    json["tune_round"] = record.tuneRound;
+    json["tune_seconds"] = std::round(record.tuneSeconds * 1e3) / 1e3;
+  }
   return json;
 }
 
@@ -92,11 +96,13 @@ Record recordFromJson(const nlohmann::json& entry, const ErrorContext& context) 
     record.sampleSeed = requireField<std::uint64_t>(entry, "sample_seed", context);
   if (optionalField(entry, "sample_index"))
     record.sampleIndex = requireField<int>(entry, "sample_index", context);
+  if (optionalField(entry, "tune_round")) {
+    record.tuneRound = requireField<int>(entry, "tune_round", context);
+    record.tuneSeconds = requireField<double>(entry, "tune_seconds", context);
+    if (record.tuneRound < 0 || !(record.tuneSeconds >= 0) || !std::isfinite(record.tuneSeconds))
+      throw Error("fields 'tune_round' and 'tune_seconds' must be non-negative", context);
+  }
   return record;
-}
-
-std::string scheduleText(const std::vector<schedule::Step>& steps) {
-  return schedule::toJson(steps).dump();
 }
 
 } // namespace clustune::measure

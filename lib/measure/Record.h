@@ -30,6 +30,11 @@ struct Record {
   // (-1 when the schedule did not come from sampling, e.g. a default or hand-written one).
   std::uint64_t sampleSeed = 0;
   int sampleIndex = -1;
+  // In a tuning log (clustune-tune): the round that measured the record (0: the default
+  // schedules measured before the search) and the tuner's elapsed seconds when it was written,
+  // counted over every run of the log; -1 when the record did not come from the tuner.
+  int tuneRound = -1;
+  double tuneSeconds = -1;
 
   bool ok() const { return error.empty() && !costs.empty(); }
   double meanCost() const; // 0 without costs
@@ -39,14 +44,11 @@ struct Record {
 Record makeRecord(const std::string& taskKey, const std::string& target,
                   const std::vector<schedule::Step>& steps, const MeasureResult& result);
 
-// Fields in the order of docs/formats.md; "error" and "error_detail" are null for a valid record.
+// Fields in the order of docs/formats.md; "error" and "error_detail" are null for a valid record,
+// and the tuning fields appear only on records of a tuning log.
 nlohmann::ordered_json recordToJson(const Record& record);
 // Validates every field (an unknown error kind, a non-positive cost, costs on an error record,
 // a malformed schedule) and throws clustune::Error with `context` (file and line).
 Record recordFromJson(const nlohmann::json& entry, const ErrorContext& context);
-
-// The schedule's canonical text (its JSON dump): what "the same schedule" means when a run
-// resumes or results are deduplicated.
-std::string scheduleText(const std::vector<schedule::Step>& steps);
 
 } // namespace clustune::measure

@@ -489,6 +489,14 @@ std::vector<int> effectiveProducers(const State& state, int stage) {
   return producersThroughInlined(state, stage, -1);
 }
 
+bool isAttachTarget(const State& state, int stage, int position) {
+  const int iterator = state.stages()[stage].loops[position];
+  return std::any_of(state.stages().begin(), state.stages().end(), [&](const Stage& other) {
+    return other.location.kind == ComputeLocationKind::At && other.location.targetStage == stage &&
+           other.location.targetIterator == iterator;
+  });
+}
+
 std::vector<int> effectiveConsumers(const State& state, int stage) {
   std::vector<int> consumers;
   for (std::size_t i = 0; i < state.stages().size(); ++i) {

@@ -121,6 +121,9 @@ State replay(const te::Workload& workload, const std::vector<Step>& steps);
 // them (sorted), as if `stage` itself were not inlined; a stage computed at another stage must
 // have exactly that one consumer.
 std::vector<int> effectiveConsumers(const State& state, int stage);
+// Whether another stage is computed at the loop at `position` of `stage` (a loop that must stay
+// a loop of its own: fusing past it or vectorizing it would move the attached stage).
+bool isAttachTarget(const State& state, int stage, int position);
 // The compute stages (not inlined) read by the body of `stage` with inlined stages substituted.
 std::vector<int> effectiveProducers(const State& state, int stage);
 

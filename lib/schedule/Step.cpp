@@ -285,6 +285,10 @@ std::vector<Step> stepsFromJson(const nlohmann::ordered_json& json) {
   return readSteps(json);
 }
 
+std::string scheduleText(const std::vector<Step>& steps) {
+  return toJson(steps).dump();
+}
+
 std::string toString(const Step& step) {
   std::ostringstream text;
   text << stepName(step) << "(stage " << stepStage(step);

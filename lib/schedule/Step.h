@@ -144,4 +144,8 @@ std::vector<Step> stepsFromJson(const nlohmann::ordered_json& json);
 // A one-line rendering, e.g. "split(stage 2, iterator 0, factors [8, 4])".
 std::string toString(const Step& step);
 
+// The schedule's canonical text (its JSON dump): what "the same schedule" means when a run
+// resumes, a search skips what was measured or results are deduplicated.
+std::string scheduleText(const std::vector<Step>& steps);
+
 } // namespace clustune::schedule

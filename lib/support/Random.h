@@ -4,6 +4,7 @@
 // `--seed` results differ between machines).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,13 @@ public:
   // An independent stream for a sub-computation (a task, a thread), so that results do not
   // depend on the order in which sub-computations run.
   Rng fork(std::uint64_t streamId) const;
+
+  // A uniformly chosen element; `items` must not be empty.
+  template <class T>
+  const T& pick(const std::vector<T>& items) {
+    assert(!items.empty());
+    return items[uniformInt(static_cast<std::uint64_t>(items.size()))];
+  }
 
   template <class T>
   void shuffle(std::vector<T>& items) {

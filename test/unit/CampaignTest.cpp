@@ -54,7 +54,7 @@ protected:
   static std::multiset<std::string> measured(const std::string& output) {
     std::multiset<std::string> identities;
     measure::readRecords(output, [&](measure::Record&& record, const ErrorContext&) {
-      identities.insert(record.task + " " + measure::scheduleText(record.schedule));
+      identities.insert(record.task + " " + schedule::scheduleText(record.schedule));
     });
     return identities;
   }

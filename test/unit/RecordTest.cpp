@@ -102,6 +102,25 @@ TEST(RecordTest, TheMinimalTuningLogFormIsAccepted) {
   EXPECT_EQ(record.sampleIndex, -1);
 }
 
+TEST(RecordTest, TuningFieldsRoundTripAndAppearOnlyOnTuningRecords) {
+  EXPECT_EQ(recordToJson(validRecord()).dump().find("tune_round"), std::string::npos);
+  Record record = validRecord();
+  record.tuneRound = 12;
+  record.tuneSeconds = 95.1234;
+  const std::string line = recordToJson(record).dump();
+  EXPECT_NE(line.find(R"("sample_index":3,"tune_round":12,"tune_seconds":95.123})"),
+            std::string::npos)
+      << line;
+  const Record back = parse(line);
+  EXPECT_EQ(back.tuneRound, 12);
+  EXPECT_DOUBLE_EQ(back.tuneSeconds, 95.123);
+  EXPECT_EQ(parse(recordToJson(validRecord()).dump()).tuneRound, -1);
+  EXPECT_NE(errorOf(R"({"v":1,"task":"0123456789abcdef","schedule":[],"costs":[1],)"
+                    R"("tune_round":-2,"tune_seconds":1})")
+                .find("non-negative"),
+            std::string::npos);
+}
+
 TEST(RecordTest, BadEntriesAreRefusedWithTheirLine) {
   const std::string base = R"("task":"0123456789abcdef","schedule":[])";
   EXPECT_NE(errorOf(R"({"v":2,)" + base + R"(,"costs":[1]})").find("version"), std::string::npos);
@@ -120,8 +139,9 @@ TEST(RecordTest, BadEntriesAreRefusedWithTheirLine) {
 
 TEST(RecordTest, ScheduleTextIdentifiesEqualSchedules) {
   const Record record = validRecord();
-  EXPECT_EQ(scheduleText(record.schedule), scheduleText(validRecord().schedule));
-  EXPECT_NE(scheduleText(record.schedule), scheduleText({}));
+  EXPECT_EQ(schedule::scheduleText(record.schedule),
+            schedule::scheduleText(validRecord().schedule));
+  EXPECT_NE(schedule::scheduleText(record.schedule), schedule::scheduleText({}));
 }
 
 TEST(RecordLogTest, AppendedRecordsReadBackInOrder) {
