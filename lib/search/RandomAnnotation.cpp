@@ -20,27 +20,6 @@ using schedule::Stage;
 using schedule::State;
 using schedule::Step;
 
-std::vector<std::int64_t> divisorsUpTo(std::int64_t extent, std::int64_t limit) {
-  // Pairs (d, extent / d) up to the square root: extents of flattened tensors reach millions.
-  std::vector<std::int64_t> divisors;
-  for (std::int64_t d = 1; d * d <= extent; ++d) {
-    if (extent % d != 0)
-      continue;
-    if (d <= limit)
-      divisors.push_back(d);
-    if (extent / d != d && extent / d <= limit)
-      divisors.push_back(extent / d);
-  }
-  std::sort(divisors.begin(), divisors.end());
-  return divisors;
-}
-
-template <class T>
-const T& pick(const std::vector<T>& choices, Rng& rng) {
-  assert(!choices.empty());
-  return choices[rng.uniformInt(static_cast<std::uint64_t>(choices.size()))];
-}
-
 class Annotator {
 public:
   Annotator(const te::Workload& workload, const Sketch& sketch, const AnnotationOptions& options,
@@ -69,25 +48,10 @@ public:
 private:
   std::vector<Step> fillSplitFactors() {
     std::vector<Step> steps = sketch_.steps;
-    std::vector<std::vector<std::int64_t>> drawn;
-    for (const TileSplit& tile : sketch_.tiles) {
-      drawn.push_back(randomFactors(tile.extent, tile.parts, rng_));
-      std::vector<std::int64_t> factors = drawn.back();
-      for (int level = 0; level < tile.unitLevels; ++level)
-        factors[level] = 1;
-      std::get<schedule::SplitStep>(steps[tile.step]).factors = factors;
-    }
-    for (const FollowSplit& follow : sketch_.follows) {
-      const std::vector<std::int64_t>& leader = drawn[follow.tile];
-      // leader = [a1, a2, a3]; the consumer keeps the first level-1 factors and multiplies the
-      // rest, so its innermost part is the reduction tile computed per attach iteration.
-      std::vector<std::int64_t> factors(leader.begin(), leader.begin() + (follow.level - 1));
-      std::int64_t rest = 1;
-      for (std::size_t k = follow.level - 1; k < leader.size(); ++k)
-        rest *= leader[k];
-      factors.push_back(rest);
-      std::get<schedule::SplitStep>(steps[follow.step]).factors = factors;
-    }
+    TileFactors factors;
+    for (const TileSplit& tile : sketch_.tiles)
+      factors.push_back(randomFactors(tile.extent, tile.parts, rng_));
+    setTileFactors(sketch_, factors, steps);
     return steps;
   }
 
@@ -109,18 +73,14 @@ private:
         break;
       positions.push_back(position);
     }
-    const int position = pick(positions, rng_);
+    const int position = rng_.pick(positions);
     if (position >= 0)
       push(schedule::ComputeAtStep{
           .stage = stageIndex, .targetStage = consumers[0], .targetIterator = position});
   }
 
   bool isAttachTarget(int stageIndex, int position) const {
-    const int iterator = stage(stageIndex).loops[position];
-    return std::any_of(state_.stages().begin(), state_.stages().end(), [&](const Stage& other) {
-      return other.location.kind == ComputeLocationKind::At &&
-             other.location.targetStage == stageIndex && other.location.targetIterator == iterator;
-    });
+    return schedule::isAttachTarget(state_, stageIndex, position);
   }
 
   // The innermost loop is vectorized when it is spatial and at most kMaxInnermostFactor long;
@@ -139,7 +99,7 @@ private:
       if (lengths.empty())
         return; // a prime longer than the limit: no exact split
       push(schedule::SplitStep{
-          .stage = stageIndex, .iterator = innermost, .factors = {pick(lengths, rng_)}});
+          .stage = stageIndex, .iterator = innermost, .factors = {rng_.pick(lengths)}});
       ++innermost;
     }
     push(AnnotationStep{
@@ -189,13 +149,28 @@ private:
 
 } // namespace
 
+std::vector<std::int64_t> divisorsUpTo(std::int64_t extent, std::int64_t limit) {
+  // Pairs (d, extent / d) up to the square root: extents of flattened tensors reach millions.
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d * d <= extent; ++d) {
+    if (extent % d != 0)
+      continue;
+    if (d <= limit)
+      divisors.push_back(d);
+    if (extent / d != d && extent / d <= limit)
+      divisors.push_back(extent / d);
+  }
+  std::sort(divisors.begin(), divisors.end());
+  return divisors;
+}
+
 std::vector<std::int64_t> randomFactors(std::int64_t extent, int parts, Rng& rng) {
   assert(parts >= 1 && extent >= 0);
   std::vector<std::int64_t> factors(parts - 1, 1);
   std::int64_t remaining = std::max<std::int64_t>(extent, 1);
   for (int level = parts - 2; level >= 0; --level) {
     const std::int64_t limit = level == parts - 2 ? kMaxInnermostFactor : remaining;
-    factors[level] = pick(divisorsUpTo(remaining, limit), rng);
+    factors[level] = rng.pick(divisorsUpTo(remaining, limit));
     remaining /= factors[level];
   }
   return factors;

@@ -30,6 +30,9 @@ inline constexpr int kAutoUnrollChoices[] = {0, 16, 64, 512};
 std::vector<schedule::Step> annotateSketch(const te::Workload& workload, const Sketch& sketch,
                                            const AnnotationOptions& options, Rng& rng);
 
+// The divisors of `extent` that are at most `limit`, ascending.
+std::vector<std::int64_t> divisorsUpTo(std::int64_t extent, std::int64_t limit);
+
 // Factors of `extent` for a split into `parts` loops, outermost factor first (the outermost
 // loop's extent is implied): an exact factorisation drawn level by level from the innermost,
 // whose factor is at most kMaxInnermostFactor.

@@ -5,9 +5,14 @@
 
 #include "graph/Task.h"
 #include "schedule/Step.h"
+#include "search/Candidate.h"
+#include "search/Sketch.h"
+#include "support/Random.h"
 #include "te/Tensor.h"
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace clustune::search {
@@ -31,5 +36,14 @@ sample(const graph::Task& task, int count, std::uint64_t seed, const SampleOptio
 std::vector<std::vector<schedule::Step>> sample(const te::Workload& workload, int count,
                                                 std::uint64_t seed,
                                                 const SampleOptions& options = {});
+
+// Evolutionary search's initial population: `attempts` schedules, attempt i drawn from
+// root.fork(i) and lowered on the process's thread pool, of which the valid ones that are
+// distinct and not `excluded` (already measured) come back, in attempt order, whatever the
+// thread count.
+std::vector<Candidate>
+sampleCandidates(const te::Workload& workload, const std::vector<Sketch>& sketches, int attempts,
+                 const Rng& root, const SampleOptions& options,
+                 const std::function<bool(const std::string& text)>& excluded = {});
 
 } // namespace clustune::search

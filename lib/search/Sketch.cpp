@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 #include <numeric>
 
 namespace clustune::search {
@@ -287,6 +288,58 @@ std::vector<Sketch> generateSketches(const te::Workload& workload) {
     sketches.push_back(std::move(sketch));
   }
   return sketches;
+}
+
+void setTileFactors(const Sketch& sketch, const TileFactors& factors,
+                    std::vector<schedule::Step>& steps) {
+  assert(factors.size() == sketch.tiles.size() && steps.size() >= sketch.steps.size());
+  for (std::size_t tile = 0; tile < sketch.tiles.size(); ++tile) {
+    std::vector<std::int64_t> written = factors[tile];
+    for (int level = 0; level < sketch.tiles[tile].unitLevels; ++level)
+      written[static_cast<std::size_t>(level)] = 1;
+    std::get<SplitStep>(steps[sketch.tiles[tile].step]).factors = std::move(written);
+  }
+  for (const FollowSplit& follow : sketch.follows) {
+    const std::vector<std::int64_t>& leader = factors[follow.tile];
+    // leader = [a1, a2, a3]: the consumer keeps the first level - 1 factors and multiplies the
+    // rest, so its innermost part is the reduction tile computed per attach iteration.
+    const auto kept = leader.begin() + (follow.level - 1);
+    std::vector<std::int64_t> written(leader.begin(), kept);
+    written.push_back(
+        std::accumulate(kept, leader.end(), std::int64_t{1}, std::multiplies<std::int64_t>()));
+    std::get<SplitStep>(steps[follow.step]).factors = std::move(written);
+  }
+}
+
+bool completesSketch(const Sketch& sketch, const std::vector<schedule::Step>& steps) {
+  if (steps.size() < sketch.steps.size())
+    return false;
+  for (std::size_t index = 0; index < sketch.steps.size(); ++index) {
+    const Step& open = sketch.steps[index];
+    if (const auto* openSplit = std::get_if<SplitStep>(&open)) {
+      const auto* split = std::get_if<SplitStep>(&steps[index]);
+      if (!split || split->stage != openSplit->stage || split->iterator != openSplit->iterator ||
+          split->factors.size() != openSplit->factors.size())
+        return false;
+    } else if (!(steps[index] == open)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TileFactors tileFactors(const Sketch& sketch, const std::vector<schedule::Step>& steps) {
+  assert(completesSketch(sketch, steps));
+  TileFactors factors;
+  for (const TileSplit& tile : sketch.tiles)
+    factors.push_back(std::get<SplitStep>(steps[tile.step]).factors);
+  for (const FollowSplit& follow : sketch.follows) {
+    const std::vector<std::int64_t>& followed = std::get<SplitStep>(steps[follow.step]).factors;
+    for (int level = 0; level < sketch.tiles[follow.tile].unitLevels; ++level)
+      factors[follow.tile][static_cast<std::size_t>(level)] =
+          followed[static_cast<std::size_t>(level)];
+  }
+  return factors;
 }
 
 } // namespace clustune::search

@@ -64,4 +64,24 @@ struct Sketch {
 // fixed order.
 std::vector<Sketch> generateSketches(const te::Workload& workload);
 
+// The drawn factors of a sketch's tiles, one list per TileSplit (`parts - 1` factors,
+// outermost first). They are the degrees of freedom of tiling: writing them into a schedule
+// sets both the tiled split and every FollowSplit of its fused consumer.
+using TileFactors = std::vector<std::vector<std::int64_t>>;
+
+// Writes `factors` into the sketch's split steps, which are the first sketch.steps.size()
+// entries of `steps`: a TileSplit gets its factors with the first `unitLevels` written as 1, a
+// FollowSplit the combination of its tile's factors for its fusion level.
+void setTileFactors(const Sketch& sketch, const TileFactors& factors,
+                    std::vector<schedule::Step>& steps);
+
+// Whether `steps` begin with the sketch's steps, equal but for the factors the sketch leaves
+// open: then the schedule is a completion of this sketch.
+bool completesSketch(const Sketch& sketch, const std::vector<schedule::Step>& steps);
+
+// The factors a completion of `sketch` drew, read back from its split steps (a unit level's
+// factor from the FollowSplit that kept it), so that setTileFactors(sketch, tileFactors(...))
+// leaves the steps unchanged.
+TileFactors tileFactors(const Sketch& sketch, const std::vector<schedule::Step>& steps);
+
 } // namespace clustune::search

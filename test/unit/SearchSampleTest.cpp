@@ -3,6 +3,7 @@
 // sampled schedules are distinct, deterministic per seed, prefix-stable in the sample count,
 // valid, and compute what the te reference interpreter computes.
 #include "ScheduleTestSupport.h"
+#include "SearchTestSupport.h"
 #include "graph/Task.h"
 #include "search/RandomAnnotation.h"
 #include "search/Sample.h"
@@ -16,104 +17,12 @@
 
 using namespace clustune;
 using namespace clustune::search;
+using namespace clustune::search::testing;
 using schedule::testing::allClose;
 using schedule::testing::randomInputs;
 using schedule::testing::runState;
-using Steps = std::vector<schedule::Step>;
 
 namespace {
-
-graph::TaskNode node(const std::string& op, std::vector<graph::TaskValueRef> inputs,
-                     graph::Shape shape, graph::PatternKind pattern,
-                     graph::Attributes attributes = {}) {
-  return graph::TaskNode{.op = op,
-                         .attributes = std::move(attributes),
-                         .inputs = std::move(inputs),
-                         .outputShapes = {std::move(shape)},
-                         .outputTypes = {graph::DataType::Float32},
-                         .pattern = pattern};
-}
-
-graph::TaskValueRef input(int index) {
-  return graph::TaskValueRef::input(index);
-}
-
-graph::TaskValueRef nodeOutput(int index) {
-  return graph::TaskValueRef::node(index, 0);
-}
-
-graph::Task finish(graph::Task task) {
-  graph::canonicalizeTask(task);
-  return task;
-}
-
-// Y = MatMul(A[m, k], B[k, n]).
-graph::Task matmulTask(std::int64_t m, std::int64_t n, std::int64_t k) {
-  graph::Task task;
-  task.inputs = {{.shape = {m, k}}, {.shape = {k, n}, .kind = graph::TaskInput::Kind::Weight}};
-  task.nodes = {node("MatMul", {input(0), input(1)}, {m, n}, graph::PatternKind::OutEWiseFusable)};
-  task.outputs = {nodeOutput(0)};
-  return finish(task);
-}
-
-// Y = MatMul(MatMul(A, B), C): the first product is a non-output reduction whose consumer is
-// another reduction, so it may move to the consumer's loops.
-graph::Task matmulChainTask(std::int64_t m, std::int64_t n, std::int64_t k) {
-  graph::Task task;
-  task.inputs = {{.shape = {m, k}},
-                 {.shape = {k, n}, .kind = graph::TaskInput::Kind::Weight},
-                 {.shape = {n, n}, .kind = graph::TaskInput::Kind::Weight}};
-  task.nodes = {
-      node("MatMul", {input(0), input(1)}, {m, n}, graph::PatternKind::OutEWiseFusable),
-      node("MatMul", {nodeOutput(0), input(2)}, {m, n}, graph::PatternKind::OutEWiseFusable)};
-  task.outputs = {nodeOutput(1)};
-  return finish(task);
-}
-
-// Y = Relu(Conv(X[1, 4, 10, 10], W[8, 4, 3, 3], bias[8]), pads 1): stages pad, conv, bias, relu.
-graph::Task convBiasReluTask() {
-  using Ints = std::vector<std::int64_t>;
-  graph::Task task;
-  task.inputs = {{.shape = {1, 4, 10, 10}},
-                 {.shape = {8, 4, 3, 3}, .kind = graph::TaskInput::Kind::Weight},
-                 {.shape = {8}, .kind = graph::TaskInput::Kind::Weight}};
-  const graph::Attributes attributes = {{"kernel_shape", Ints{3, 3}},
-                                        {"strides", Ints{1, 1}},
-                                        {"dilations", Ints{1, 1}},
-                                        {"pads", Ints{1, 1, 1, 1}},
-                                        {"group", std::int64_t{1}}};
-  task.nodes = {node("Conv", {input(0), input(1), input(2)}, {1, 8, 10, 10},
-                     graph::PatternKind::OutEWiseFusable, attributes),
-                node("Relu", {nodeOutput(0)}, {1, 8, 10, 10}, graph::PatternKind::ElemWise)};
-  task.outputs = {nodeOutput(1)};
-  return finish(task);
-}
-
-// Y = Relu(A + B) over [4, 6, 240]: 240 has 16 vector lengths from 2 to 64.
-graph::Task addReluTask() {
-  const graph::Shape shape = {4, 6, 240};
-  graph::Task task;
-  task.inputs = {{.shape = shape}, {.shape = shape}};
-  task.nodes = {node("Add", {input(0), input(1)}, shape, graph::PatternKind::ElemWise),
-                node("Relu", {nodeOutput(0)}, shape, graph::PatternKind::ElemWise)};
-  task.outputs = {nodeOutput(1)};
-  return finish(task);
-}
-
-std::string json(const Steps& steps) {
-  return schedule::toJson(steps).dump();
-}
-
-::testing::AssertionResult matchesReference(const te::Workload& workload, const Steps& steps) {
-  const std::vector<te::TensorData> inputs = randomInputs(workload, 11);
-  const std::vector<te::TensorData> expected = te::evaluateWorkload(workload, inputs);
-  const std::vector<te::TensorData> actual =
-      runState(workload, schedule::replay(workload, steps), inputs);
-  for (std::size_t k = 0; k < expected.size(); ++k)
-    if (auto result = allClose(actual[k], expected[k], 1e-4); !result)
-      return result << " (output " << k << ") of " << json(steps);
-  return ::testing::AssertionSuccess();
-}
 
 // The checks every task's samples pass: the requested count, distinct JSON, replay, lowering
 // and (for every `checkEvery`-th sample) the values of the reference interpreter.
