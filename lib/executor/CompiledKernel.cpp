@@ -3,6 +3,7 @@
 
 #include "codegen/cpu/CpuCodegen.h"
 #include "codegen/cpu/JitLoader.h"
+#include "measure/FaultInjection.h"
 #include "measure/Runner.h"
 #include "measure/SeededInputs.h"
 #include "schedule/DefaultSchedule.h"
@@ -42,16 +43,6 @@ private:
   std::size_t argumentCount_;
 };
 
-// The fault the injection hook plants: a store 2^40 elements past the first output.
-te::LoweredFunction withOutOfBoundsStore(te::LoweredFunction function) {
-  const te::Buffer& output = function.arguments.back();
-  const te::Expr zero = graph::isFloatingPoint(output->dtype) ? te::floatImm(0.0, output->dtype)
-                                                              : te::intImm(0, output->dtype);
-  function.body = te::makeSequence(
-      {te::makeStore(output, te::intImm(std::int64_t{1} << 40), zero), function.body});
-  return function;
-}
-
 } // namespace
 
 CompiledKernelFactory::CompiledKernelFactory(codegen::CpuTarget target, ScheduleSource scheduleFor,
@@ -79,7 +70,7 @@ std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& tas
   const std::string functionName = "clustune_task_" + task.key;
   te::LoweredFunction function = schedule::lower(workload, state, functionName);
   if (const char* faulty = std::getenv(kFaultInjectionVariable); faulty && task.key == faulty)
-    function = withOutOfBoundsStore(std::move(function));
+    function = measure::injectFault(std::move(function), measure::InjectedFault::Crash);
   const std::string object = codegen::compileToObject(function, target_);
   if (isolationRunner_) {
     const auto outcome = isolationRunner_->runObject(

@@ -39,7 +39,7 @@ public:
 
   // Fault injection for tests of the isolation: the task with this workload key (from the
   // environment variable CLUSTUNE_FAULT_INJECTION_TASK) gets a kernel that writes far out of
-  // bounds. Never set outside tests.
+  // bounds (measure/FaultInjection.h). Never set outside tests.
   static constexpr const char* kFaultInjectionVariable = "CLUSTUNE_FAULT_INJECTION_TASK";
 
 private:

@@ -36,7 +36,8 @@ BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& 
       result.errorDetail = error.what();
     }
     if (result.ok()) {
-      const te::LoweredFunction function = schedule::lower(workload, state, result.functionName);
+      const te::LoweredFunction function =
+          injectFault(schedule::lower(workload, state, result.functionName), input.fault);
       result.objectBytes = codegen::compileToObject(function, target);
     }
   } catch (const std::exception& error) {

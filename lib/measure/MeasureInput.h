@@ -5,6 +5,7 @@
 #pragma once
 
 #include "graph/Task.h"
+#include "measure/FaultInjection.h"
 #include "schedule/Step.h"
 
 #include <string>
@@ -29,6 +30,7 @@ inline constexpr const char* kAll[] = {kCompile,     kCompileTimeout,  kTimeout,
 struct MeasureInput {
   graph::Task task = {};
   std::vector<schedule::Step> steps = {};
+  InjectedFault fault = InjectedFault::None; // tests of isolation only (FaultInjection.h)
 };
 
 struct MeasureResult {

@@ -9,7 +9,8 @@
 namespace clustune::measure {
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
-    : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner) {}
+    : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner),
+      faults_(measureFaultsFromEnvironment()) {}
 
 const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
   const std::string key = task.key.empty() ? graph::computeTaskKey(task) : task.key;
@@ -82,7 +83,16 @@ MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult&
 }
 
 std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
-  const std::vector<BuildResult> built = build(inputs, target_, options_.buildParallelism, options_.buildTimeoutSeconds);
+  std::vector<MeasureInput> planted;
+  if (!faults_.empty()) {
+    planted = inputs;
+    for (MeasureInput& input : planted)
+      if (const auto fault = faults_.find(++candidatesMeasured_); fault != faults_.end())
+        input.fault = fault->second;
+  }
+  const std::vector<BuildResult> built =
+      build(faults_.empty() ? inputs : planted, target_, options_.buildParallelism,
+            options_.buildTimeoutSeconds);
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)

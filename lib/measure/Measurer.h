@@ -1,7 +1,8 @@
 // Measurement end to end (DESIGN §5): builds a batch of candidates in parallel (Builder.h), runs
 // each one in the isolated worker (Runner.h) and checks its outputs against the task's reference
 // (Correctness.h), giving one MeasureResult per candidate, errors included. This is what
-// clustune-measure and the tuner's measurement rounds call.
+// clustune-measure and the tuner's measurement rounds call. The environment variable
+// CLUSTUNE_MEASURE_FAULTS plants faults in chosen candidates, for tests (FaultInjection.h).
 #pragma once
 
 #include "codegen/cpu/CpuTarget.h"
@@ -63,6 +64,9 @@ private:
   MeasureOptions options_;
   Runner runner_;
   std::map<std::string, Reference> references_;
+  // Faults CLUSTUNE_MEASURE_FAULTS plants by candidate number (tests only, FaultInjection.h).
+  std::map<long, InjectedFault> faults_;
+  long candidatesMeasured_ = 0;
 };
 
 } // namespace clustune::measure
