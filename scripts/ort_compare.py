@@ -9,8 +9,12 @@ latencies (clustune: median of --repeat runs after one warm-up; ONNX Runtime: th
 settings of REFERENCES.md -- intra_op_num_threads = --threads, ORT_SEQUENTIAL, graph
 optimisation level ALL, warm-up, median of --repeat runs) and their ratio.
 
+With --log (a clustune-tune log), clustune runs each model twice, with default schedules and
+with the log's best schedules, and both latencies are printed beside ONNX Runtime's; the
+outputs compared with ONNX Runtime's are the tuned run's.
+
   python3 scripts/ort_compare.py [--models resnet18,bert-tiny] [--latency] [--threads 2]
-                                 [--repeat 10] [--json results.jsonl]
+                                 [--repeat 10] [--log tuning.jsonl] [--json results.jsonl]
 """
 import argparse
 import glob
@@ -48,15 +52,20 @@ def load_tensors(directory, prefix):
     return tensors
 
 
+def clustune_run(model_path, args, extra):
+    command = [args.clustune_run, model_path, "--seed", str(args.seed), "--threads", str(args.threads),
+               "--repeat", str(args.repeat if args.latency else 1), "--json", "-q"] + extra
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
 def compare_model(model_path, args, work):
     name = os.path.basename(model_path)[:-len(".onnx")]
     weights = os.path.join(work, f"{name}.onnx")
     tensors = os.path.join(work, name)
     os.makedirs(tensors, exist_ok=True)
-    command = [args.clustune_run, model_path, "--seed", str(args.seed), "--threads", str(args.threads),
-               "--repeat", str(args.repeat if args.latency else 1), "--save-weights", weights,
-               "--save-tensors", tensors, "--json", "-q"]
-    ours = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    default = clustune_run(model_path, args, []) if args.log and args.latency else None
+    ours = clustune_run(model_path, args, ["--save-weights", weights, "--save-tensors", tensors] +
+                        (["--log", args.log] if args.log else []))
     session = ort_session(weights, args.threads)
     inputs = load_tensors(tensors, "input")
     feed = {spec.name: value for spec, value in zip(session.get_inputs(), inputs)}
@@ -78,6 +87,9 @@ def compare_model(model_path, args, work):
             start = time.perf_counter()
             session.run(None, feed)
             samples.append(time.perf_counter() - start)
+        if default:
+            row["default_ms"] = default["latency_ms"]["median"]
+            row["tuned_kernels"] = ours["tuned_kernels"]
         row["clustune_ms"] = ours["latency_ms"]["median"]
         row["ort_ms"] = statistics.median(samples) * 1e3
         row["ratio"] = row["clustune_ms"] / row["ort_ms"]
@@ -94,6 +106,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latency", action="store_true", help="also time both runtimes")
+    parser.add_argument("--log", help="a clustune-tune log: also run clustune with its schedules")
     parser.add_argument("--json", help="append one JSON object per model to this file")
     args = parser.parse_args()
     paths = sorted(glob.glob(os.path.join(REPO, "models", "*.onnx")))
@@ -101,7 +114,9 @@ def main():
         wanted = args.models.split(",")
         paths = [os.path.join(REPO, "models", f"{m}.onnx") for m in wanted]
     header = f"{'model':20} {'max abs err':>12} {'max rel err':>12} {'|out| max':>10}"
-    if args.latency:
+    if args.latency and args.log:
+        header += f" {'default ms':>11} {'tuned ms':>10} {'ORT ms':>10} {'tuned/ORT':>9} {'compile ms':>10}"
+    elif args.latency:
         header += f" {'clustune ms':>12} {'ORT ms':>10} {'ratio':>7} {'compile ms':>10}"
     print(header, flush=True)
     failures = 0
@@ -114,7 +129,10 @@ def main():
                 print(f"{os.path.basename(path):20} error: {error.stderr.strip()}", flush=True)
                 continue
             line = f"{row['model']:20} {row['max_abs_error']:12.3g} {row['max_rel_error']:12.3g} {row['output_max_abs']:10.3g}"
-            if args.latency:
+            if args.latency and args.log:
+                line += (f" {row['default_ms']:11.2f} {row['clustune_ms']:10.2f} {row['ort_ms']:10.2f}"
+                         f" {row['ratio']:9.2f} {row['compile_median_ms']:10.1f}")
+            elif args.latency:
                 line += f" {row['clustune_ms']:12.2f} {row['ort_ms']:10.2f} {row['ratio']:7.1f} {row['compile_median_ms']:10.1f}"
             print(line, flush=True)
             if args.json:

@@ -3,9 +3,8 @@
 //                      [--summary]
 // Equal subgraphs across the given models are merged into one task with per-model weights.
 #include "graph/Partition.h"
-#include "graph/Simplify.h"
 #include "graph/Task.h"
-#include "onnx/Importer.h"
+#include "onnx/ModelTasks.h"
 #include "support/Files.h"
 #include "support/Jsonl.h"
 #include "support/Progress.h"
@@ -84,20 +83,14 @@ int main(int argc, char** argv) {
     std::vector<ModelSummary> models;
     Progress progress("partition", modelPaths.size());
     for (const auto& path : modelPaths) {
-      graph::Graph model = onnx_import::importModel(path, options);
-      try {
-        graph::simplify(model);
-      } catch (const Error& error) {
-        throw error.withContext({.file = displayPath(path)});
-      }
-      auto tasks = graph::mergeTasks(graph::partition(model));
-      ModelSummary modelSummary{model.name, tasks.size(), 0};
-      for (const auto& task : tasks)
+      onnx_import::ModelTasks model = onnx_import::partitionModelFile(path, options);
+      ModelSummary modelSummary{model.model, model.tasks.size(), 0};
+      for (const auto& task : model.tasks)
         modelSummary.weightedFlops += task.flops * task.totalWeight();
-      spdlog::info("{}: {} nodes -> {} tasks, {:.3g} GFLOPs", path, model.nodes.size(),
-                   tasks.size(), static_cast<double>(modelSummary.weightedFlops) * 1e-9);
+      spdlog::info("{}: {} nodes -> {} tasks, {:.3g} GFLOPs", path, model.nodes, model.tasks.size(),
+                   static_cast<double>(modelSummary.weightedFlops) * 1e-9);
       models.push_back(modelSummary);
-      for (auto& task : tasks)
+      for (auto& task : model.tasks)
         allTasks.push_back(std::move(task));
       progress.advance();
     }

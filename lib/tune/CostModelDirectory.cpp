@@ -1,0 +1,74 @@
+// See CostModelDirectory.h.
+#include "tune/CostModelDirectory.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <spdlog/spdlog.h>
+#include <vector>
+
+namespace clustune::tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string costModelRoot() {
+  if (const char* root = std::getenv("CLUSTUNE_COSTMODELS_DIR"); root && *root)
+    return root;
+  return CLUSTUNE_COSTMODELS_DIR;
+}
+
+// "llvm -mcpu=znver5 -threads=2" -> "znver5"; "" when the string names no CPU.
+std::string cpuOfTarget(const std::string& target) {
+  const std::string flag = "-mcpu=";
+  const std::size_t at = target.find(flag);
+  if (at == std::string::npos)
+    return "";
+  const std::size_t begin = at + flag.size();
+  return target.substr(begin, target.find(' ', begin) - begin);
+}
+
+} // namespace
+
+std::string bundledCostModelDirectory(const std::string& cpu) {
+  const fs::path root = costModelRoot();
+  const fs::path exact = root / ("cpu-" + cpu);
+  if (fs::exists(exact / "meta.json"))
+    return exact.string();
+  std::vector<std::string> others;
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(root, ignored))
+    if (entry.path().filename().string().rfind("cpu-", 0) == 0 &&
+        fs::exists(entry.path() / "meta.json"))
+      others.push_back(entry.path().string());
+  if (others.empty())
+    throw Error("no bundled cost models under " + root.string() +
+                " (scripts/train_bundled.sh makes them); pass --cost-model DIR");
+  std::sort(others.begin(), others.end());
+  spdlog::info("no bundled cost models for CPU '{}'; using {}", cpu, others.front());
+  return others.front();
+}
+
+CostModelDirectory loadCostModelDirectory(const std::string& path, const std::string& cpu) {
+  CostModelDirectory directory{
+      .path = path, .ensemble = costmodel::CostModelEnsemble::load(path), .gae = std::nullopt};
+  const std::string metaPath = (fs::path(path) / "meta.json").string();
+  const std::string target = directory.ensemble.meta().value("target", "");
+  if (target.rfind("llvm", 0) != 0)
+    throw Error("the cost models were trained on records of target '" + target +
+                    "', not on CPU (llvm) measurements: they cannot rank CPU programs",
+                {.file = metaPath});
+  if (const std::string trainedOn = cpuOfTarget(target); trainedOn != cpu)
+    spdlog::warn("{}: the cost models learnt timings of CPU '{}', this run measures on '{}'", path,
+                 trainedOn, cpu);
+  const fs::path gaePath = fs::path(path) / "gae.onnx";
+  if (fs::exists(gaePath))
+    directory.gae = gae::loadGae(gaePath.string());
+  else
+    spdlog::info("{}: no gae.onnx; tasks the clusters do not assign use the global model", path);
+  return directory;
+}
+
+} // namespace clustune::tune

@@ -1,0 +1,104 @@
+// The tuning loop (DESIGN §7), what clustune-tune runs: measure every task's default schedule,
+// then round after round let the task scheduler pick a task, the search strategy propose
+// candidates with the cost model, measure them (built in parallel, run in the isolated
+// worker, checked against the reference), append every result to the log, and teach the cost
+// model what they cost, until the trial budget or the time budget is spent or no task has
+// candidates left. Every piece is an interface (search::SearchStrategy, search::CostModel,
+// search::TaskScheduler, Database, MeasureCallback), as in TVM MetaSchedule, so experiments
+// swap one without touching the loop.
+//
+// Rerunning on the same log resumes: the Database holds the earlier trials and seconds, the
+// scheduler's state is rebuilt from the rounds recorded in the log, and the cost model learns
+// from the earlier measurements before the first new round.
+#pragma once
+
+#include "measure/Measurer.h"
+#include "schedule/DefaultSchedule.h"
+#include "search/SearchStrategy.h"
+#include "search/TaskScheduler.h"
+#include "tune/Database.h"
+#include "tune/MeasureCallbacks.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clustune::tune {
+
+struct TuneOptions {
+  int trials = 0;               // measured candidates in all, defaults included; 0: no limit
+  double timeBudgetSeconds = 0; // no round starts after this; 0: no limit
+  int perRound = 64;            // candidates measured per round, at most
+  int fastestSeeds = 410;       // fastest measured candidates kept per task as seeds
+  std::uint64_t seed = 0;
+  std::string target = {}; // written into every record
+  schedule::CpuScheduleOptions defaults = {};
+};
+
+struct TuneSummary {
+  int tasks = 0;
+  int trials = 0;                    // tuning trials in the log, earlier runs included
+  int newTrials = 0;                 // of them, this run's
+  int rounds = 0;                    // this run's rounds, round 0 (the defaults) included
+  int valid = 0;                     // this run's valid records
+  std::map<std::string, int> errors; // this run's records by error kind
+  double seconds = 0;                // this run's wall time
+  double totalSeconds = 0;           // tuning seconds in the log
+  double searchSeconds = 0;          // this run: proposing candidates
+  double measureSeconds = 0;         // this run: measuring them
+  double updateSeconds = 0;          // this run: cost-model updates
+  double defaultSeconds = 0;         // Σ weight × default latency (0: unknown)
+  double estimatedSeconds = 0;       // Σ weight × best latency (0: unknown)
+  int exhaustedTasks = 0;
+  std::string stoppedBy = {}; // "trials", "time_budget" or "exhausted"
+};
+
+class Tuner {
+public:
+  // `tasks` carry their weights (occurrences in the tuned models). Throws clustune::Error for
+  // a task that cannot be lowered.
+  Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
+        search::CostModel& model, search::SearchStrategy& strategy,
+        search::TaskScheduler& scheduler, Database& database, TuneOptions options);
+  ~Tuner();
+
+  void addCallback(MeasureCallback& callback) { callbacks_.push_back(&callback); }
+  TuneSummary run();
+
+private:
+  struct TaskState;
+
+  struct RoundTimes {
+    double search = 0, measure = 0, update = 0;
+  };
+
+  void resume();
+  void measureDefaults();
+  // One round; false when a budget is spent or no task has candidates left.
+  bool runRound();
+  // Measures candidates (each with its task index) as round `round`, appends their records,
+  // and returns the valid measurements.
+  std::vector<search::Measurement>
+  measure(std::vector<std::pair<int, search::Candidate>> candidates, int round);
+  void learn(const std::vector<search::Measurement>& measurements, RoundTimes& times);
+  void report(int round, int task, int measured, int valid, const RoundTimes& times);
+  double elapsedSeconds() const;
+  double weightedSeconds(bool defaults) const;
+  int trialsLeft() const;
+
+  std::vector<std::unique_ptr<TaskState>> tasks_;
+  measure::Measurer& measurer_;
+  search::CostModel& model_;
+  search::SearchStrategy& strategy_;
+  search::TaskScheduler& scheduler_;
+  Database& database_;
+  TuneOptions options_;
+  std::vector<MeasureCallback*> callbacks_;
+  TuneSummary summary_;
+  double startElapsed_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+} // namespace clustune::tune
