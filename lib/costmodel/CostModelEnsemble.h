@@ -33,6 +33,8 @@ public:
   // given, routes a task that meta.json does not assign.
   std::string route(const std::string& taskKey,
                     const std::vector<double>* embedding = nullptr) const;
+  // Whether meta.json assigns `taskKey` to a cluster (the clustering saw the task).
+  bool assigned(const std::string& taskKey) const { return assign_.contains(taskKey); }
   const MlpCostModel& model(const std::string& name) const;
   bool hasModel(const std::string& name) const { return models_.count(name) > 0; }
   std::vector<std::string> modelNames() const;
