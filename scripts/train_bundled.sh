@@ -47,6 +47,12 @@ build/bin/clustune-train "$work/records.jsonl" --tasks "$work/tasks.jsonl" \
   --clusters "$work/out/clusters.json" --mode both --cluster-init global --seed 0 \
   "${holdout_flags[@]}" -o "$work/out" > "$work/meta-summary.json"
 
+# meta.json names the files it was trained from: the dataset's, not this script's copies.
+jq --arg dataset "$dataset" '.data.records = [$dataset + "/records.jsonl.gz"]
+    | .data.tasks = $dataset + "/tasks.jsonl.gz" | .data.clusters = "clusters.json"' \
+  "$work/out/meta.json" > "$work/meta.json"
+mv "$work/meta.json" "$work/out/meta.json"
+
 # Replace the directory only once everything is trained.
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
