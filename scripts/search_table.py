@@ -5,10 +5,17 @@ For each held-out model and seed, from the runs' search curves (clustune-tune --
   - search speedup of cluster over global, the paper's headline: the tuning time global needs
     to reach its final estimated latency, divided by the time cluster needs to reach that
     latency (and the same in trials); "not reached" when cluster never gets there;
+  - the same ratio taken both ways, which every run has: at the worse of the two final
+    latencies, which both runs reach, global's time over cluster's (below 1 when global wins),
+    so that a geometric mean over all runs does not count only the runs cluster won;
   - latency at equal budget, measured end to end by clustune-run with each run's log
     (median of its repeats), and its ratio global / cluster (the paper: 1.18x on CPU), with
     online, random and the default schedules beside them;
-  - the search share of each run's wall time (evolution, features and prediction).
+  - the search share of each run's wall time (evolution, features and prediction);
+  - the quality of each mode's picks, from the runs' logs: per task, the median and the best of
+    the candidates the searched rounds measured, over the best latency any run of that model
+    found for the task (geometric means over tasks). A cost model that ranks well has a low
+    median; the best is what the tuned model keeps.
 Plots: estimated latency against trials and against tuning time, one line per mode and seed,
 one PNG per model (--plots DIR).
 
@@ -50,6 +57,35 @@ def load_runs(root):
     return runs
 
 
+def record_cost(record):
+    return sum(record["costs"]) / len(record["costs"]) if record["error"] is None and record["costs"] else None
+
+
+def pick_quality(root, model, seeds):
+    """Per (mode, seed): geometric means over tasks of median / best-known and best / best-known."""
+    measured = {}
+    for seed, modes in seeds.items():
+        for mode in modes:
+            by_task = {}
+            for record in read_jsonl(os.path.join(root, model, f"{mode}-seed{seed}.log.jsonl")):
+                cost = record_cost(record)
+                if cost is not None and record.get("tune_round", 0) > 0:
+                    by_task.setdefault(record["task"], []).append(cost)
+            measured[(mode, seed)] = by_task
+    best_known = {}
+    for by_task in measured.values():
+        for task, costs in by_task.items():
+            best_known[task] = min(best_known.get(task, costs[0]), min(costs))
+    quality = {}
+    for key, by_task in measured.items():
+        tasks = [task for task, costs in by_task.items() if len(costs) >= 4]
+        if tasks:
+            quality[key] = (
+                statistics.geometric_mean([statistics.median(by_task[t]) / best_known[t] for t in tasks]),
+                statistics.geometric_mean([min(by_task[t]) / best_known[t] for t in tasks]))
+    return quality
+
+
 def speedup(cluster, global_):
     final = global_["curve"][-1]["estimated_ms"]
     result = {}
@@ -57,7 +93,12 @@ def speedup(cluster, global_):
         global_reach = first_reach(global_["curve"], final, key)
         cluster_reach = first_reach(cluster["curve"], final, key)
         result[key] = None if cluster_reach in (None, 0) else global_reach / cluster_reach
-    result["cluster_final_ms"] = cluster["curve"][-1]["estimated_ms"]
+    cluster_final = cluster["curve"][-1]["estimated_ms"]
+    both_ways = max(final, cluster_final)
+    global_reach = first_reach(global_["curve"], both_ways, "seconds")
+    cluster_reach = first_reach(cluster["curve"], both_ways, "seconds")
+    result["both_ways"] = global_reach / cluster_reach if global_reach and cluster_reach else None
+    result["cluster_final_ms"] = cluster_final
     result["global_final_ms"] = final
     return result
 
@@ -112,9 +153,9 @@ def main():
         os.path.join(args.root, "cpu.txt")) else "unknown CPU"
     rows = []
     print(f"machine: {cpu}\n")
-    print("| model | seed | trials | speedup (time) | speedup (trials) | global final ms | cluster final ms |"
-          " run ms: cluster | global | online | random | default | global / cluster |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| model | seed | trials | speedup (time) | speedup (trials) | both ways (time) | global final ms |"
+          " cluster final ms | run ms: cluster | global | online | random | default | global / cluster |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for model, seeds in sorted(runs.items()):
         default_path = os.path.join(args.root, model, "default.run.json")
         default_ms = json.load(open(default_path))["latency_ms"]["median"] if os.path.exists(default_path) else None
@@ -135,7 +176,7 @@ def main():
             s = row.get("speedup", {})
             trials = next(iter(modes.values()))["tune"]["trials"]
             print(f"| {model} | {seed} | {trials} | {fmt(s.get('seconds'), 2, 'x')} | {fmt(s.get('trials'), 2, 'x')} |"
-                  f" {fmt(s.get('global_final_ms'), 3)} | {fmt(s.get('cluster_final_ms'), 3)} |"
+                  f" {fmt(s.get('both_ways'), 2, 'x')} | {fmt(s.get('global_final_ms'), 3)} | {fmt(s.get('cluster_final_ms'), 3)} |"
                   f" {fmt(ms['cluster'])} | {fmt(ms['global'])} | {fmt(ms['online'])} | {fmt(ms['random'])} |"
                   f" {fmt(default_ms)} | {fmt(ratio, 3, 'x')} |")
     print("\nSearch share of each run's wall time (search, update):")
@@ -148,6 +189,29 @@ def main():
         print(f"\ngeometric mean search speedup (time), runs where cluster reached global's final latency: "
               f"{statistics.geometric_mean(speedups):.2f}x over {len(speedups)} of "
               f"{sum(1 for row in rows if 'speedup' in row)} runs")
+    print("\nQuality of the picks (searched rounds; per task over the best any run found; geometric means):")
+    print("| model | seed | " + " | ".join(f"{mode}: median | best" for mode in MODES) + " |")
+    print("|---|---:|" + "---:|---:|" * len(MODES))
+    for model, seeds in sorted(runs.items()):
+        quality = pick_quality(args.root, model, seeds)
+        for seed in sorted(seeds):
+            cells = " | ".join(f"{fmt(quality.get((m, seed), (None,))[0])} | {fmt(quality.get((m, seed), (None, None))[1])}"
+                               for m in MODES)
+            print(f"| {model} | {seed} | {cells} |")
+            for row in rows:
+                if row["model"] == model and row["seed"] == seed:
+                    row["pick_quality"] = {m: quality[(m, seed)] for m in MODES if (m, seed) in quality}
+    both_ways = [row["speedup"]["both_ways"] for row in rows if row.get("speedup", {}).get("both_ways")]
+    if both_ways:
+        print(f"geometric mean search speedup both ways (time), all runs: "
+              f"{statistics.geometric_mean(both_ways):.2f}x over {len(both_ways)} runs")
+    for mode in ("global", "online", "random"):
+        ratios = [row[mode]["run_ms"] / row["cluster"]["run_ms"] for row in rows
+                  if row.get(mode, {}).get("run_ms") and row.get("cluster", {}).get("run_ms")]
+        if ratios:
+            print(f"geometric mean end-to-end latency {mode} / cluster: "
+                  f"{statistics.geometric_mean(ratios):.3f}x over {len(ratios)} runs"
+                  f" (range {min(ratios):.2f}x to {max(ratios):.2f}x)")
     if args.plots:
         os.makedirs(args.plots, exist_ok=True)
         for model, seeds in sorted(runs.items()):
