@@ -67,7 +67,8 @@ def pick_quality(root, model, seeds):
     for seed, modes in seeds.items():
         for mode in modes:
             by_task = {}
-            for record in read_jsonl(os.path.join(root, model, f"{mode}-seed{seed}.log.jsonl")):
+            log = os.path.join(root, model, f"{mode}-seed{seed}.log.jsonl")
+            for record in read_jsonl(log) if os.path.exists(log) else []:
                 cost = record_cost(record)
                 if cost is not None and record.get("tune_round", 0) > 0:
                     by_task.setdefault(record["task"], []).append(cost)
