@@ -13,7 +13,7 @@ schedule re-timed once more with its time evaluator after compiling it again, an
 tuning wall time.
 
   python3 scripts/tvm_compare.py TASKS.jsonl [--top 4 | --keys K1,K2] [--trials 64]
-                                 [--threads 2] [--out tvm-compare] [--json results.jsonl]
+                                 [--threads 2] [--seed 0] [--json results.jsonl]
 """
 import argparse
 import json
