@@ -160,8 +160,10 @@ def main():
     for model, seeds in sorted(runs.items()):
         default_path = os.path.join(args.root, model, "default.run.json")
         default_ms = json.load(open(default_path))["latency_ms"]["median"] if os.path.exists(default_path) else None
+        quality = pick_quality(args.root, model, seeds)
         for seed, modes in sorted(seeds.items()):
-            row = {"model": model, "seed": seed, "default_ms": default_ms}
+            row = {"model": model, "seed": seed, "default_ms": default_ms,
+                   "pick_quality": {m: quality[(m, seed)] for m in MODES if (m, seed) in quality}}
             if "cluster" in modes and "global" in modes:
                 row["speedup"] = speedup(modes["cluster"], modes["global"])
             for mode, run in modes.items():
@@ -193,15 +195,11 @@ def main():
     print("\nQuality of the picks (searched rounds; per task over the best any run found; geometric means):")
     print("| model | seed | " + " | ".join(f"{mode}: median | best" for mode in MODES) + " |")
     print("|---|---:|" + "---:|---:|" * len(MODES))
-    for model, seeds in sorted(runs.items()):
-        quality = pick_quality(args.root, model, seeds)
-        for seed in sorted(seeds):
-            cells = " | ".join(f"{fmt(quality.get((m, seed), (None,))[0])} | {fmt(quality.get((m, seed), (None, None))[1])}"
-                               for m in MODES)
-            print(f"| {model} | {seed} | {cells} |")
-            for row in rows:
-                if row["model"] == model and row["seed"] == seed:
-                    row["pick_quality"] = {m: quality[(m, seed)] for m in MODES if (m, seed) in quality}
+    for row in rows:
+        quality = row["pick_quality"]
+        cells = " | ".join(f"{fmt(quality.get(m, (None, None))[0])} | {fmt(quality.get(m, (None, None))[1])}"
+                           for m in MODES)
+        print(f"| {row['model']} | {row['seed']} | {cells} |")
     both_ways = [row["speedup"]["both_ways"] for row in rows if row.get("speedup", {}).get("both_ways")]
     if both_ways:
         print(f"geometric mean search speedup both ways (time), all runs: "
