@@ -4,9 +4,29 @@
 #include "measure/Correctness.h"
 #include "support/Error.h"
 
+#include <algorithm>
+#include <chrono>
 #include <spdlog/spdlog.h>
 
 namespace clustune::measure {
+namespace {
+
+// Adds the wall time of its scope to `total`.
+class ScopedSeconds {
+public:
+  explicit ScopedSeconds(double& total) : total_(total) {}
+  ~ScopedSeconds() {
+    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  ScopedSeconds(const ScopedSeconds&) = delete;
+  ScopedSeconds& operator=(const ScopedSeconds&) = delete;
+
+private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+} // namespace
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
     : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner),
@@ -17,6 +37,7 @@ const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
   auto found = references_.find(key);
   if (found != references_.end())
     return found->second;
+  ScopedSeconds timed(profile_.reference);
   Reference reference;
   const bool large = options_.interpreterReferenceMaxFlops > 0 &&
                      task.flops > options_.interpreterReferenceMaxFlops;
@@ -59,7 +80,14 @@ MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult&
     result.errorDetail = built.errorDetail;
     return result;
   }
-  RunOutcome outcome = runner_.run(built, options_.checkCorrectness);
+  const std::string key = task.key.empty() ? graph::computeTaskKey(task) : task.key;
+  TimingOptions timing = options_.runner.timing;
+  if (auto best = bestCost_.find(key); best != bestCost_.end() && options_.slowCandidateFactor > 0)
+    timing.slowRunSeconds = options_.slowCandidateFactor * best->second;
+  RunOutcome outcome = [&] {
+    ScopedSeconds timed(profile_.run);
+    return runner_.run(built, options_.checkCorrectness, timing, options_.runner.timeoutSeconds);
+  }();
   if (!outcome.ok()) {
     result.error = std::move(outcome.error);
     result.errorDetail = std::move(outcome.errorDetail);
@@ -72,13 +100,20 @@ MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult&
       result.errorDetail = "no reference output: " + reference.error;
       return result;
     }
-    if (CheckResult check = checkAgainstReference(outcome.outputs, reference.outputs); !check.ok) {
+    CheckResult check = [&] {
+      ScopedSeconds timed(profile_.check);
+      return checkAgainstReference(outcome.outputs, reference.outputs);
+    }();
+    if (!check.ok) {
       result.error = errors::kWrongResult;
       result.errorDetail = std::move(check.detail);
       return result;
     }
   }
   result.costs = std::move(outcome.costs);
+  auto [best, inserted] = bestCost_.try_emplace(key, result.meanCost());
+  if (!inserted)
+    best->second = std::min(best->second, result.meanCost());
   return result;
 }
 
@@ -90,9 +125,12 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
       if (const auto fault = faults_.find(++candidatesMeasured_); fault != faults_.end())
         input.fault = fault->second;
   }
-  const std::vector<BuildResult> built =
-      build(faults_.empty() ? inputs : planted, target_, options_.buildParallelism,
-            options_.buildTimeoutSeconds);
+  std::vector<BuildResult> built;
+  {
+    ScopedSeconds timed(profile_.build);
+    built = build(faults_.empty() ? inputs : planted, target_, options_.buildParallelism,
+                  options_.buildTimeoutSeconds);
+  }
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)

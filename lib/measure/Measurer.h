@@ -32,6 +32,21 @@ struct MeasureOptions {
   // the interpreter. 0 makes every reference an interpreter one.
   std::int64_t interpreterReferenceMaxFlops = 50'000'000;
   double referenceTimeoutSeconds = 600; // for one run of a naive kernel
+  // A candidate whose warm-up run takes more than this many times the best cost measured so
+  // far for its task is timed by one run instead of every repeat (TimingOptions::
+  // slowRunSeconds): it cannot be a best schedule, and slow candidates took most of the
+  // running time. 0 times every candidate fully.
+  double slowCandidateFactor = 10;
+};
+
+// Wall seconds spent in each part of measuring, summed over a Measurer's life: building the
+// candidates, running them in the worker (loading, warm-up and timed runs), computing the
+// tasks' reference outputs and checking outputs against them.
+struct MeasureProfile {
+  double build = 0;
+  double run = 0;
+  double reference = 0;
+  double check = 0;
 };
 
 class Measurer {
@@ -47,6 +62,7 @@ public:
   void forgetReferences() { references_.clear(); }
 
   Runner& runner() { return runner_; }
+  const MeasureProfile& profile() const { return profile_; }
 
 private:
   struct Reference {
@@ -64,9 +80,11 @@ private:
   MeasureOptions options_;
   Runner runner_;
   std::map<std::string, Reference> references_;
+  std::map<std::string, double> bestCost_; // per workload key: the fastest mean cost so far
   // Faults CLUSTUNE_MEASURE_FAULTS plants by candidate number (tests only, FaultInjection.h).
   std::map<long, InjectedFault> faults_;
   long candidatesMeasured_ = 0;
+  MeasureProfile profile_;
 };
 
 } // namespace clustune::measure

@@ -114,7 +114,12 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
     return total;
   };
 
-  run(); // warm-up: page faults on the outputs, lazy symbol binding, thread-pool wake-up
+  // Warm-up: page faults on the outputs, lazy symbol binding, thread-pool wake-up.
+  const auto warmUpStart = Clock::now();
+  run();
+  const double warmUpSeconds = secondsSince(warmUpStart);
+  if (options.slowRunSeconds > 0 && warmUpSeconds > options.slowRunSeconds)
+    return {timeRepeat(1)};
   const double minRepeatSeconds = options.minRepeatMs / 1000.0;
   // A bound on number keeps a kernel that takes no measurable time from looping for ever.
   constexpr std::int64_t kMaxNumber = std::int64_t{1} << 30;

@@ -17,6 +17,10 @@ struct TimingOptions {
   int repeat = 3;           // repeats, one cost each
   double minRepeatMs = 100; // MetaSchedule's default; 0 keeps `number` fixed
   bool cacheFlush = false;
+  // Early exit for a hopeless candidate: when the warm-up run alone takes longer than this,
+  // one timed run stands for all the repeats (a cost that is many times the task's best needs
+  // no second decimal). 0: never.
+  double slowRunSeconds = 0;
 
   friend bool operator==(const TimingOptions&, const TimingOptions&) = default;
 };

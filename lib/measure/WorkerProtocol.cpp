@@ -146,6 +146,7 @@ std::string encode(const RunRequest& request) {
   out.put<std::int32_t>(request.timing.repeat);
   out.put(request.timing.minRepeatMs);
   out.put<std::uint8_t>(request.timing.cacheFlush);
+  out.put(request.timing.slowRunSeconds);
   out.put(request.seed);
   out.put<std::int32_t>(request.threads);
   out.put<std::uint8_t>(request.returnOutputs);
@@ -165,6 +166,7 @@ RunRequest decodeRunRequest(const std::string& bytes) {
   request.timing.repeat = in.get<std::int32_t>();
   request.timing.minRepeatMs = in.get<double>();
   request.timing.cacheFlush = in.get<std::uint8_t>() != 0;
+  request.timing.slowRunSeconds = in.get<double>();
   request.seed = in.get<std::uint64_t>();
   request.threads = in.get<std::int32_t>();
   request.returnOutputs = in.get<std::uint8_t>() != 0;

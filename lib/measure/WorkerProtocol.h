@@ -21,7 +21,7 @@
 
 namespace clustune::measure {
 
-inline constexpr std::uint32_t kWorkerProtocolVersion = 1;
+inline constexpr std::uint32_t kWorkerProtocolVersion = 2;
 
 struct WorkerHello {
   std::uint32_t version = kWorkerProtocolVersion;

@@ -38,6 +38,26 @@ TEST(MeasureTimingTest, NumberGrowsUntilARepeatLastsTheMinimum) {
   }
 }
 
+TEST(MeasureTimingTest, AWarmUpSlowerThanTheCutoffIsFollowedByOneTimedRun) {
+  int runs = 0;
+  const auto slow = [&] {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  };
+  // A sleep of 2 ms always lasts longer than the 1 ms cutoff.
+  const auto costs =
+      timeRuns(slow, {.number = 4, .repeat = 3, .minRepeatMs = 0, .slowRunSeconds = 1e-3});
+  ASSERT_EQ(costs.size(), 1u);
+  EXPECT_EQ(runs, 2);
+  EXPECT_GE(costs[0], 2e-3);
+  // A cutoff the warm-up stays under (no sleep lasts an hour) changes nothing.
+  runs = 0;
+  EXPECT_EQ(
+      timeRuns(slow, {.number = 1, .repeat = 3, .minRepeatMs = 0, .slowRunSeconds = 3600}).size(),
+      3u);
+  EXPECT_EQ(runs, 4);
+}
+
 TEST(MeasureTimingTest, CacheFlushingExcludesTheFlushFromTheCost) {
   int runs = 0;
   const auto costs =

@@ -7,6 +7,7 @@
 //                    [--time-budget SEC] -o records.jsonl
 #include "codegen/cpu/CpuTarget.h"
 #include "dataset/Campaign.h"
+#include "dataset/Remeasure.h"
 #include "graph/TaskFile.h"
 #include "measure/Measurer.h"
 #include "support/Error.h"
@@ -24,6 +25,7 @@ using namespace clustune;
 namespace {
 
 nlohmann::ordered_json summaryJson(const dataset::CampaignSummary& summary,
+                                   const measure::MeasureProfile& profile,
                                    const std::string& outputPath) {
   const double seconds = std::max(summary.seconds, 1e-9);
   nlohmann::ordered_json json;
@@ -43,6 +45,13 @@ nlohmann::ordered_json summaryJson(const dataset::CampaignSummary& summary,
   json["valid_per_second"] = static_cast<double>(summary.valid) / seconds;
   json["compile_seconds_median"] =
       summary.compileSeconds.empty() ? 0.0 : median(summary.compileSeconds);
+  // Where the wall time went; "other" is sampling, writing records and the campaign's own work.
+  json["stage_seconds"] = {
+      {"build", profile.build},
+      {"run", profile.run},
+      {"reference", profile.reference},
+      {"check", profile.check},
+      {"other", summary.seconds - profile.build - profile.run - profile.reference - profile.check}};
   json["stopped_by"] = summary.stoppedBy.empty() ? nlohmann::ordered_json()
                                                  : nlohmann::ordered_json(summary.stoppedBy);
   return json;
@@ -53,12 +62,12 @@ nlohmann::ordered_json summaryJson(const dataset::CampaignSummary& summary,
 int main(int argc, char** argv) {
   CLI::App app{"Sample, build, run and check schedules for every task, appending records."};
   CommonOptions common;
-  std::string tasksPath, outputPath, targetName = "host", shardText = "0/1";
+  std::string tasksPath, outputPath, schedulesPath, targetName = "host", shardText = "0/1";
   int perTask = 300;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
   int batchSize = 16;
-  double timeBudget = 0, timeout = 10, buildTimeout = 30;
+  double timeBudget = 0, timeout = 10, buildTimeout = 30, slowFactor = 10;
   std::int64_t maxRecords = 0;
   measure::TimingOptions timing{.number = 1, .repeat = 3, .minRepeatMs = 10, .cacheFlush = false};
   app.add_option("tasks", tasksPath, "tasks.jsonl from clustune-partition ('-' reads stdin)")
@@ -66,6 +75,9 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", outputPath,
                  "records.jsonl to append to; an existing file is resumed ('-': stdout)")
       ->required();
+  app.add_option("--schedules", schedulesPath,
+                 "Measure the schedules of this records.jsonl again instead of sampling (every "
+                 "record whose task is in the tasks file; --per-task and --shard do not apply)");
   app.add_option("--target", targetName, "'host', or a target description configs/targets/*.json")
       ->capture_default_str();
   app.add_option("--per-task", perTask, "Valid records wanted per task")->capture_default_str();
@@ -93,6 +105,10 @@ int main(int argc, char** argv) {
   app.add_option("--min-repeat-ms", timing.minRepeatMs,
                  "Runs per repeat are raised until a repeat lasts this long")
       ->capture_default_str();
+  app.add_option("--slow-factor", slowFactor,
+                 "A candidate whose warm-up run takes over this many times its task's best cost "
+                 "so far is timed once instead of --repeat times (0: never)")
+      ->capture_default_str();
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run (as Tenset measured)");
   addCommonOptions(app, common, /*withSeed=*/true);
@@ -101,10 +117,12 @@ int main(int argc, char** argv) {
     if (perTask < 1)
       throw Error("--per-task must be at least 1, got " + std::to_string(perTask));
     if (jobs < 1 || batchSize < 1 || threads < 0 || timing.repeat < 1 || timeout <= 0 ||
-        timeBudget < 0 || timing.minRepeatMs < 0 || maxRecords < 0 || buildTimeout < 0)
-      throw Error("--jobs, --batch-size and --repeat must be at least 1, --threads, "
-                  "--time-budget, --max-records, --min-repeat-ms and --build-timeout "
-                  "non-negative, --timeout positive");
+        timeBudget < 0 || timing.minRepeatMs < 0 || maxRecords < 0 || buildTimeout < 0 ||
+        slowFactor < 0)
+      throw Error(
+          "--jobs, --batch-size and --repeat must be at least 1, --threads, "
+          "--time-budget, --max-records, --min-repeat-ms, --build-timeout and --slow-factor "
+          "non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
     const codegen::CpuTarget target =
         targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
@@ -123,6 +141,7 @@ int main(int argc, char** argv) {
         .timeoutSeconds = timeout, .timing = timing, .seed = common.seed, .threads = kernelThreads};
     measureOptions.buildParallelism = jobs;
     measureOptions.buildTimeoutSeconds = buildTimeout;
+    measureOptions.slowCandidateFactor = slowFactor;
     measure::Measurer measurer(target, measureOptions);
 
     dataset::CampaignOptions options;
@@ -135,10 +154,20 @@ int main(int argc, char** argv) {
     options.maxRecords = maxRecords;
     options.target = fmt::format("llvm -mcpu={} -threads={}", target.cpu, kernelThreads);
 
+    std::vector<measure::Record> schedules;
+    if (!schedulesPath.empty())
+      measure::readRecords(schedulesPath, [&](measure::Record&& record, const ErrorContext&) {
+        schedules.push_back(std::move(record));
+      });
     measure::RecordAppender output(outputPath);
     const dataset::CampaignSummary summary =
-        dataset::runCampaign(tasks, measurer, output, index, options);
-    const std::string summaryText = summaryJson(summary, outputPath).dump();
+        schedulesPath.empty()
+            ? dataset::runCampaign(tasks, measurer, output, index, options)
+            : dataset::remeasureSchedules(tasks, schedules, measurer, output, index,
+                                          {.batchSize = batchSize,
+                                           .timeBudgetSeconds = timeBudget,
+                                           .target = options.target});
+    const std::string summaryText = summaryJson(summary, measurer.profile(), outputPath).dump();
     if (outputPath == "-")
       spdlog::info("summary: {}", summaryText);
     else

@@ -8,6 +8,7 @@
 #include "codegen/cpu/LlvmInit.h"
 #include "support/Error.h"
 
+#include <chrono>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -73,7 +74,13 @@ struct Compilation {
   std::unique_ptr<llvm::Module> module;
 };
 
-Compilation buildOptimizedModule(const te::LoweredFunction& function, const CpuTarget& target) {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& target,
+                        bool optimized, CompileStageSeconds& stages) {
+  auto start = std::chrono::steady_clock::now();
   Compilation compilation;
   compilation.context = std::make_unique<llvm::LLVMContext>();
   compilation.machine = createTargetMachine(target);
@@ -82,21 +89,27 @@ Compilation buildOptimizedModule(const te::LoweredFunction& function, const CpuT
   module.setTargetTriple(target.triple);
   module.setDataLayout(compilation.machine->createDataLayout());
 
-  KernelEmitter(module, target).emitKernel(function);
+  KernelEmitter(module, target, *compilation.machine).emitKernel(function);
 
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   if (llvm::verifyModule(module, &problemStream))
     throw Error("internal error: the CPU code generator produced invalid LLVM IR for " +
                 function.name + ": " + problems);
-  optimize(module, *compilation.machine);
+  stages.emit = secondsSince(start);
+  start = std::chrono::steady_clock::now();
+  if (optimized)
+    optimize(module, *compilation.machine);
+  stages.optimize = secondsSince(start);
   return compilation;
 }
 
 } // namespace
 
-std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& target) {
-  Compilation compilation = buildOptimizedModule(function, target);
+std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& target,
+                       bool optimized) {
+  CompileStageSeconds stages;
+  Compilation compilation = buildModule(function, target, optimized, stages);
   std::string text;
   llvm::raw_string_ostream stream(text);
   compilation.module->print(stream, nullptr);
@@ -104,8 +117,12 @@ std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& tar
   return text;
 }
 
-std::string compileToObject(const te::LoweredFunction& function, const CpuTarget& target) {
-  Compilation compilation = buildOptimizedModule(function, target);
+std::string compileToObject(const te::LoweredFunction& function, const CpuTarget& target,
+                            CompileStageSeconds* stages) {
+  CompileStageSeconds local;
+  CompileStageSeconds& times = stages ? *stages : local;
+  Compilation compilation = buildModule(function, target, true, times);
+  const auto start = std::chrono::steady_clock::now();
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager codeGeneration;
@@ -113,6 +130,7 @@ std::string compileToObject(const te::LoweredFunction& function, const CpuTarget
                                                llvm::CodeGenFileType::ObjectFile))
     throw Error("LLVM cannot emit object files for '" + target.triple + "'");
   codeGeneration.run(*compilation.module);
+  times.codegen = secondsSince(start);
   return std::string(object.begin(), object.end());
 }
 

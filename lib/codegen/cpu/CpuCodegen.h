@@ -22,10 +22,20 @@
 
 namespace clustune::codegen {
 
-// The optimised module as LLVM assembly text (for tests and -v dumps).
-std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& target);
+// Where one compilation's time went, in seconds (for benchmarks and the measurement's profile).
+struct CompileStageSeconds {
+  double emit = 0;     // the module from the loop nest, and the verifier
+  double optimize = 0; // the O3 pipeline
+  double codegen = 0;  // instruction selection to object bytes (or printing the module)
+};
 
-// The optimised module as ELF object bytes.
-std::string compileToObject(const te::LoweredFunction& function, const CpuTarget& target);
+// The module as LLVM assembly text (for tests, benchmarks and dumps): optimised, or as the
+// emitter wrote it, before O3.
+std::string emitLlvmIr(const te::LoweredFunction& function, const CpuTarget& target,
+                       bool optimized = true);
+
+// The optimised module as ELF object bytes; `stages`, when given, receives the time of each part.
+std::string compileToObject(const te::LoweredFunction& function, const CpuTarget& target,
+                            CompileStageSeconds* stages = nullptr);
 
 } // namespace clustune::codegen
