@@ -23,7 +23,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Target/TargetMachine.h>
 
 namespace clustune::codegen {
 
@@ -448,15 +450,34 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
     if (lanes_ && (address->getType()->isVectorTy() || lanes_->mask)) {
       // Strided or irregular lanes, or a lane-invariant address that only the active lanes
       // may touch: a gather.
-      auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
-      loaded = builder_.CreateMaskedGather(vectorType, broadcast(address, lanes_->width), align,
-                                           lanes_->mask ? lanes_->mask : allLanes(lanes_->width),
-                                           llvm::Constant::getNullValue(vectorType));
+      loaded = emitGather(llvm::FixedVectorType::get(element, lanes_->width),
+                          broadcast(address, lanes_->width), base, align);
     } else {
       loaded = builder_.CreateAlignedLoad(element, address, align);
     }
   }
   return fromStorage(loaded, buffer->dtype);
+}
+
+llvm::Value* KernelEmitter::emitGather(llvm::VectorType* type, llvm::Value* addresses,
+                                       llvm::Value* base, llvm::Align align) {
+  llvm::Value* zero = llvm::Constant::getNullValue(type);
+  llvm::Value* mask = lanes_->mask;
+  if (!mask)
+    return builder_.CreateMaskedGather(type, addresses, align, allLanes(lanes_->width), zero);
+  const llvm::TargetTransformInfo costs =
+      machine_.getTargetTransformInfo(*builder_.GetInsertBlock()->getParent());
+  if (costs.isLegalMaskedGather(type, align) && !costs.forceScalarizeMaskedGather(type, align))
+    return builder_.CreateMaskedGather(type, addresses, align, mask, zero);
+  // Without gather instructions LLVM expands a gather under a variable mask into a branch per
+  // lane: an unrolled tile of padded convolution loads becomes thousands of blocks, and the
+  // register allocator then takes tens of seconds (issue 14). Inactive lanes read the
+  // buffer's first element instead, which every buffer has, so that every lane loads
+  // unconditionally and the loads stay straight-line code; the mask then picks zeros.
+  llvm::Value* safe = builder_.CreateSelect(mask, addresses, broadcast(base, lanes_->width));
+  llvm::Value* loaded =
+      builder_.CreateMaskedGather(type, safe, align, allLanes(lanes_->width), zero);
+  return builder_.CreateSelect(mask, loaded, zero);
 }
 
 void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, llvm::Value* value) {

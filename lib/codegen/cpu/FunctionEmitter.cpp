@@ -23,8 +23,10 @@
 
 namespace clustune::codegen {
 
-KernelEmitter::KernelEmitter(llvm::Module& module, const CpuTarget& target)
-    : module_(module), context_(module.getContext()), builder_(context_), target_(target) {
+KernelEmitter::KernelEmitter(llvm::Module& module, const CpuTarget& target,
+                             const llvm::TargetMachine& machine)
+    : module_(module), context_(module.getContext()), builder_(context_), target_(target),
+      machine_(machine) {
   // FMA contraction only: a*b+c may round once instead of twice. No reassociation, so float
   // results do not depend on the schedule beyond what the schedule itself reorders.
   llvm::FastMathFlags flags;

@@ -18,11 +18,16 @@
 #include <optional>
 #include <unordered_map>
 
+namespace llvm {
+class TargetMachine;
+}
+
 namespace clustune::codegen {
 
 class KernelEmitter {
 public:
-  KernelEmitter(llvm::Module& module, const CpuTarget& target);
+  // `machine` answers which vector memory operations the CPU has instructions for.
+  KernelEmitter(llvm::Module& module, const CpuTarget& target, const llvm::TargetMachine& machine);
 
   // Emits `void <name>(void** arguments)` and the functions it needs into the module.
   void emitKernel(const te::LoweredFunction& function);
@@ -78,6 +83,9 @@ private:
   bool dependsOnUnrolledLoop(const te::Expr& expr) const;
   llvm::Value* convert(llvm::Value* value, te::DataType from, te::DataType to);
   llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
+  // A gather of the active lanes of `addresses` (a vector of pointers into `base`'s buffer).
+  llvm::Value* emitGather(llvm::VectorType* type, llvm::Value* addresses, llvm::Value* base,
+                          llvm::Align align);
   void storeToMemory(const te::Buffer& buffer, const te::Expr& index, llvm::Value* value);
   // The flat index with the vectorized loop variable replaced by its lane-0 value.
   llvm::Value* emitLaneZeroIndex(const te::Expr& index);
@@ -99,6 +107,7 @@ private:
   llvm::LLVMContext& context_;
   llvm::IRBuilder<> builder_;
   const CpuTarget& target_;
+  const llvm::TargetMachine& machine_;
   std::string kernelName_;
   llvm::Function* function_ = nullptr; // the function being emitted
   std::unordered_map<const te::VarNode*, llvm::Value*> vars_;
