@@ -1,11 +1,12 @@
 // clustune-run: compiles every task of a model (tuned schedules from a tuning log where given,
 // default schedules otherwise), runs the whole model on seeded random inputs and weights, and
-// reports latency; --check compares the outputs with the reference interpreter.
+// reports latency; --check compares the outputs with a reference (executor/ReferenceKernel.h).
 //   clustune-run MODEL.onnx [--batch N] [--log tuning.jsonl] [--repeat R] [--threads T]
 //                [--check] [--per-task] [--seed S] [--save-weights FILE.onnx] [--json]
 #include "codegen/cpu/CpuTarget.h"
 #include "executor/CompiledKernel.h"
 #include "executor/ModelBenchmark.h"
+#include "executor/ReferenceKernel.h"
 #include "executor/TuningLog.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"
@@ -18,6 +19,7 @@
 #include "support/Statistics.h"
 #include "support/ToolMain.h"
 
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -51,6 +53,7 @@ int main(int argc, char** argv) {
   int repeat = 10;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool check = false, perTask = false, json = false, noIsolation = false;
+  double checkInterpreterMflops = 50;
   std::string saveTensorsDirectory, inputsDirectory;
   app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
@@ -69,7 +72,15 @@ int main(int argc, char** argv) {
   app.add_flag("--no-isolation", noIsolation,
                "Skip the first run of every kernel in the isolated worker process (a faulting "
                "kernel then takes clustune-run down)");
-  app.add_flag("--check", check, "Compare the outputs with the reference interpreter (slow)");
+  app.add_flag("--check", check,
+               "Compare the outputs with a reference: the interpreter for small tasks, the "
+               "compiled naive schedule for the others (see --check-interpreter-mflops)");
+  app.add_option("--check-interpreter-mflops", checkInterpreterMflops,
+                 "With --check, tasks of at most this many MFLOPs are evaluated by the "
+                 "interpreter, larger ones by the naive schedule (0: the interpreter for every "
+                 "task, independent of code generation but minutes for large models)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--per-task", perTask, "Add the time of each task");
   app.add_option("--save-weights", saveWeightsPath,
                  "Write the model with the weights it ran with (for other runtimes)");
@@ -144,14 +155,21 @@ int main(int argc, char** argv) {
     result["arena_mib"] = static_cast<double>(executor.arenaBytes()) / (1 << 20);
     bool passed = true;
     if (check) {
-      auto interpreter = executor::makeInterpreterKernelFactory();
-      executor::ModelExecutor referenceExecutor(reference, *interpreter);
+      const auto checkStart = std::chrono::steady_clock::now();
+      executor::ReferenceKernelFactory referenceKernels(
+          target, static_cast<std::int64_t>(checkInterpreterMflops * 1e6));
+      executor::ModelExecutor referenceExecutor(reference, referenceKernels);
       const auto comparison =
           executor::compareOutputs(executor.run(inputs), referenceExecutor.run(inputs));
       passed = comparison.withinTolerance;
-      result["check"] = {{"passed", passed},
-                         {"max_abs_error", comparison.maxAbsoluteError},
-                         {"max_rel_error", comparison.maxRelativeError}};
+      result["check"] = {
+          {"passed", passed},
+          {"max_abs_error", comparison.maxAbsoluteError},
+          {"max_rel_error", comparison.maxRelativeError},
+          {"interpreted_tasks", referenceKernels.interpretedTasks()},
+          {"naive_schedule_tasks", referenceKernels.compiledTasks()},
+          {"seconds",
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - checkStart).count()}};
       if (!passed)
         result["check"]["first_mismatch"] = comparison.firstMismatch;
     }
@@ -177,9 +195,13 @@ int main(int argc, char** argv) {
                   report.medianSeconds * 1e3, report.p90Seconds * 1e3, repeat,
                   1.0 / report.medianSeconds);
       if (check)
-        std::printf("check: %s (max abs error %.3g, max rel error %.3g)%s%s\n",
+        std::printf("check: %s (max abs error %.3g, max rel error %.3g; reference: %d tasks "
+                    "interpreted, %d naive schedules, %.1f s)%s%s\n",
                     passed ? "passed" : "FAILED", result["check"]["max_abs_error"].get<double>(),
-                    result["check"]["max_rel_error"].get<double>(), passed ? "" : ": ",
+                    result["check"]["max_rel_error"].get<double>(),
+                    result["check"]["interpreted_tasks"].get<int>(),
+                    result["check"]["naive_schedule_tasks"].get<int>(),
+                    result["check"]["seconds"].get<double>(), passed ? "" : ": ",
                     passed ? "" : result["check"]["first_mismatch"].get<std::string>().c_str());
       if (perTask) {
         std::printf("%-16s  %-18s  %5s  %10s  %6s\n", "task", "anchor", "count", "ms/run", "share");

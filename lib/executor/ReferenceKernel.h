@@ -1,0 +1,39 @@
+// The reference kernels of `clustune-run --check`: each task is evaluated by the interpreter
+// (te/Interpreter.h, independent of scheduling and code generation) where that is fast, that is
+// for tasks of at most `interpreterMaxFlops`, and by the compiled naive schedule otherwise: the
+// initial State (plain loops in the order of the computation, no split, annotation or
+// inlining), the reference the Measurer uses for large tasks (docs/measurement.md). The
+// interpreter needs about 25 s per GFLOP, minutes for ResNet-50; the naive loop nest is the
+// simplest path through lowering and code generation, and that path is itself checked against
+// the interpreter by the conformance suite and by this factory's small tasks.
+#pragma once
+
+#include "codegen/cpu/CpuTarget.h"
+#include "executor/TaskKernel.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace clustune::executor {
+
+class ReferenceKernelFactory final : public KernelFactory {
+public:
+  // 0 interprets every task (the slow, fully independent reference).
+  ReferenceKernelFactory(codegen::CpuTarget target, std::int64_t interpreterMaxFlops);
+  ~ReferenceKernelFactory() override;
+
+  std::unique_ptr<TaskKernel> create(const graph::Task& task) override;
+  const char* name() const override { return "reference"; }
+
+  int interpretedTasks() const { return interpreted_; }
+  int compiledTasks() const { return compiled_; }
+
+private:
+  std::int64_t interpreterMaxFlops_;
+  std::unique_ptr<KernelFactory> interpreter_;
+  std::unique_ptr<KernelFactory> naive_;
+  int interpreted_ = 0;
+  int compiled_ = 0;
+};
+
+} // namespace clustune::executor
