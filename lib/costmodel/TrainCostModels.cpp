@@ -9,6 +9,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -25,8 +26,13 @@ struct ModelData {
 
 nlohmann::ordered_json trainOne(const std::string& name, MlpCostModel& model, const ModelData& data,
                                 const TrainingOptions& options, bool fitFeatureScale) {
-  spdlog::info("{}: training on {} programs of {} tasks, validating on {} programs", name,
-               data.training.programCount(), data.training.taskKeys.size(),
+  // Training time grows with statements, not programs: every statement row goes through the
+  // encoder.
+  spdlog::info("{}: training on {} programs of {} tasks ({:.1f} statements per program), "
+               "validating on {} programs",
+               name, data.training.programCount(), data.training.taskKeys.size(),
+               static_cast<double>(data.training.statements.rows()) /
+                   static_cast<double>(std::max<std::size_t>(1, data.training.programCount())),
                data.validation.programCount());
   TrainingOptions modelOptions = options;
   modelOptions.fitFeatureScale = fitFeatureScale;
