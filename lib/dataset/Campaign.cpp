@@ -99,20 +99,11 @@ void CampaignRun::measureBatch(const graph::Task& task, std::uint64_t seed,
         measure::makeRecord(task.key, options_.target, inputs[i].steps, results[i]);
     record.sampleSeed = seed;
     record.sampleIndex = static_cast<int>(positions[i]);
-    output_.append(record);
-    progress.measured.insert(schedule::scheduleText(record.schedule));
-    ++summary_.records;
-    if (results[i].compileSeconds > 0)
-      summary_.compileSeconds.push_back(results[i].compileSeconds);
-    if (record.ok()) {
-      ++progress.valid;
-      ++summary_.valid;
+    if (appendMeasured(record, results[i].compileSeconds, output_, progress, summary_))
       progress_.advance(1);
-    } else {
-      ++summary_.errors[record.error];
+    else
       spdlog::debug("task {} candidate {}: {}: {}", task.key, positions[i], record.error,
                     record.errorDetail);
-    }
   }
   showProgress();
 }
@@ -163,6 +154,23 @@ void CampaignRun::measureTask(const graph::Task& task) {
 }
 
 } // namespace
+
+bool appendMeasured(const measure::Record& record, double compileSeconds,
+                    measure::RecordAppender& output, TaskProgress& progress,
+                    CampaignSummary& summary) {
+  output.append(record);
+  progress.measured.insert(schedule::scheduleText(record.schedule));
+  ++summary.records;
+  if (compileSeconds > 0)
+    summary.compileSeconds.push_back(compileSeconds);
+  if (!record.ok()) {
+    ++summary.errors[record.error];
+    return false;
+  }
+  ++progress.valid;
+  ++summary.valid;
+  return true;
+}
 
 std::uint64_t taskSampleSeed(std::uint64_t campaignSeed, const std::string& taskKey) {
   StableHasher hasher;

@@ -60,6 +60,12 @@ struct CampaignSummary {
   std::string stoppedBy = {}; // "", "time_budget" or "max_records"
 };
 
+// Appends a measured candidate's record to `output` and counts it in the task's progress and
+// the summary (records, valid, errors by kind, compile seconds); true when it is valid.
+bool appendMeasured(const measure::Record& record, double compileSeconds,
+                    measure::RecordAppender& output, TaskProgress& progress,
+                    CampaignSummary& summary);
+
 // The sampling seed of a task: records keep it, so `search::sample(task, k + 1, seed)[k]`
 // reproduces record k's schedule.
 std::uint64_t taskSampleSeed(std::uint64_t campaignSeed, const std::string& taskKey);

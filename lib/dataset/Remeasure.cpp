@@ -72,18 +72,8 @@ CampaignSummary remeasureSchedules(const std::vector<graph::Task>& tasks,
             measure::makeRecord(task.key, options.target, inputs[i].steps, results[i]);
         record.sampleSeed = pending[first + i]->sampleSeed;
         record.sampleIndex = pending[first + i]->sampleIndex;
-        output.append(record);
-        measured.measured.insert(schedule::scheduleText(record.schedule));
-        ++summary.records;
-        if (results[i].compileSeconds > 0)
-          summary.compileSeconds.push_back(results[i].compileSeconds);
-        if (record.ok()) {
-          ++measured.valid;
-          ++summary.valid;
-        } else {
-          ++summary.errors[record.error];
+        if (!appendMeasured(record, results[i].compileSeconds, output, measured, summary))
           spdlog::debug("task {}: {}: {}", task.key, record.error, record.errorDetail);
-        }
       }
       progress.setDetail(fmt::format("task {}/{}", summary.tasks, byTask.size()));
       progress.advance(results.size());

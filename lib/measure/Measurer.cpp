@@ -26,6 +26,10 @@ private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+std::string workloadKey(const graph::Task& task) {
+  return task.key.empty() ? graph::computeTaskKey(task) : task.key;
+}
+
 } // namespace
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
@@ -33,7 +37,7 @@ Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
       faults_(measureFaultsFromEnvironment()) {}
 
 const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
-  const std::string key = task.key.empty() ? graph::computeTaskKey(task) : task.key;
+  const std::string key = workloadKey(task);
   auto found = references_.find(key);
   if (found != references_.end())
     return found->second;
@@ -80,7 +84,7 @@ MeasureResult Measurer::measureBuilt(const graph::Task& task, const BuildResult&
     result.errorDetail = built.errorDetail;
     return result;
   }
-  const std::string key = task.key.empty() ? graph::computeTaskKey(task) : task.key;
+  const std::string key = workloadKey(task);
   TimingOptions timing = options_.runner.timing;
   if (auto best = bestCost_.find(key); best != bestCost_.end() && options_.slowCandidateFactor > 0)
     timing.slowRunSeconds = options_.slowCandidateFactor * best->second;

@@ -295,6 +295,52 @@ TEST(CpuCodegen, SelectEvaluatesAGuardedLoadOnlyWhereChosen) {
   }
 }
 
+TEST(CpuCodegen, StridedGuardedLoadsGatherOnlyActiveLanes) {
+  // Zero padding around a strided read: C[i] = (i >= 1 && i <= 32) ? A[2 (i - 1)] : 0, one
+  // vector gather under a lane mask. A[-2] sits in an inaccessible page, so a lane that loads
+  // where the mask is off would crash the test.
+  constexpr int n = 32;
+  GuardedArray guarded(2 * n);
+  float* input = guarded.data();
+  for (int k = 0; k < 2 * n; ++k)
+    input[k] = static_cast<float>(k) * 0.25f - 3.0f;
+  const Buffer a = argument("A", 2 * n), out = argument("C", n + 2);
+  const Var i = makeVar("i");
+  const Expr padded =
+      select((v(i) >= c(1)) && (v(i) <= c(n)), bufferLoad(a, (v(i) - c(1)) * c(2)), floatImm(0.0));
+  const LoweredFunction function{
+      "strided_padding",
+      {a, out},
+      makeFor(i, n + 2, ForKind::Vectorized, makeStore(out, v(i), padded))};
+  const LoadedKernel kernel = compile(function);
+  std::vector<float> output(n + 2, -1.0f);
+  run(kernel, {input, output.data()});
+  for (int k = 0; k < n + 2; ++k)
+    ASSERT_EQ(output[k], k >= 1 && k <= n ? input[2 * (k - 1)] : 0.0f) << k;
+
+  // Where the CPU has no gather instructions (AVX2 Haswell), LLVM would expand a gather under a
+  // variable mask into a branch per lane, so the emitter gathers every lane (inactive ones from
+  // the buffer's start) and masks the result; with AVX-512 the mask stays on the gather.
+  const auto target = [](const char* name) {
+    return codegen::loadCpuTarget(std::string(CLUSTUNE_SOURCE_DIR) + "/configs/targets/" + name +
+                                  ".json");
+  };
+  const auto maskedGathers = [&](const char* name, bool allLanes) {
+    const std::string ir = codegen::emitLlvmIr(function, target(name), /*optimized=*/false);
+    int count = 0;
+    for (std::size_t at = ir.find("call"); at != std::string::npos; at = ir.find("call", at + 1)) {
+      const std::string line = ir.substr(at, ir.find('\n', at) - at);
+      if (line.find("llvm.masked.gather") != std::string::npos &&
+          (line.find("<i1 true") != std::string::npos) == allLanes)
+        ++count;
+    }
+    return count;
+  };
+  EXPECT_EQ(maskedGathers("x86_64-avx2", /*allLanes=*/false), 0);
+  EXPECT_GT(maskedGathers("x86_64-avx2", /*allLanes=*/true), 0);
+  EXPECT_GT(maskedGathers("x86_64-avx512", /*allLanes=*/false), 0);
+}
+
 TEST(CpuCodegen, KernelsCompileAndLoadInParallelThreads) {
   // Each thread compiles, loads and runs its own kernel; two of them share a symbol name.
   const std::vector<float> a = randomFloats(1024, -1, 1, 13), b = randomFloats(1024, -1, 1, 14);
