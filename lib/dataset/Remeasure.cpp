@@ -57,9 +57,7 @@ CampaignSummary remeasureSchedules(const std::vector<graph::Task>& tasks,
          first += static_cast<std::size_t>(options.batchSize)) {
       if (options.timeBudgetSeconds > 0 && elapsed() >= options.timeBudgetSeconds) {
         summary.stoppedBy = "time_budget";
-        progress.finish();
-        summary.seconds = elapsed();
-        return summary;
+        break;
       }
       const std::size_t last =
           std::min(pending.size(), first + static_cast<std::size_t>(options.batchSize));
@@ -78,6 +76,8 @@ CampaignSummary remeasureSchedules(const std::vector<graph::Task>& tasks,
       progress.setDetail(fmt::format("task {}/{}", summary.tasks, byTask.size()));
       progress.advance(results.size());
     }
+    if (!summary.stoppedBy.empty())
+      break;
     ++summary.tasksComplete;
     measurer.forgetReferences();
   }

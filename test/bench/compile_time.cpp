@@ -48,10 +48,10 @@ Options parseOptions(int argc, char** argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
-    if ((argument == "--limit" || argument == "--dump") && i + 1 < argc) {
-      (argument == "--limit" ? options.limit = std::stol(argv[++i]) : 0);
-      if (argument == "--dump")
-        options.dumpDirectory = argv[++i];
+    if (argument == "--limit" && i + 1 < argc) {
+      options.limit = std::stol(argv[++i]);
+    } else if (argument == "--dump" && i + 1 < argc) {
+      options.dumpDirectory = argv[++i];
     } else if (argument == "-h" || argument == "--help") {
       std::puts("usage: bench-compile-time TASKS RECORDS [--limit N] [--dump DIR]");
       std::exit(0);
