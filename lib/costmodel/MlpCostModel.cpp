@@ -3,6 +3,7 @@
 #include "support/Random.h"
 
 #include <cassert>
+#include <utility>
 
 namespace clustune::costmodel {
 namespace {
@@ -61,7 +62,8 @@ nn::Matrix MlpCostModel::normalise(const nn::Matrix& statements) const {
 nn::Vector MlpCostModel::forward(const nn::Matrix& statements, std::span<const int> offsets) {
   nn::Matrix activations = normalise(statements);
   for (std::size_t layer = 0; layer < encoder_.size(); ++layer)
-    activations = encoderActivations_[layer].forward(encoder_[layer].forward(activations));
+    activations =
+        encoderActivations_[layer].forward(encoder_[layer].forward(std::move(activations)));
   activations = segmentSum_.forward(activations, offsets);
   for (nn::ResidualBlock& block : residual_)
     activations = block.forward(activations);
@@ -74,8 +76,9 @@ void MlpCostModel::backward(const nn::Vector& scoreGradient) {
   for (auto block = residual_.rbegin(); block != residual_.rend(); ++block)
     gradient = block->backward(gradient);
   gradient = segmentSum_.backward(gradient);
-  for (std::size_t layer = encoder_.size(); layer-- > 0;)
+  for (std::size_t layer = encoder_.size(); layer-- > 1;)
     gradient = encoder_[layer].backward(encoderActivations_[layer].backward(gradient));
+  encoder_[0].accumulateGradients(encoderActivations_[0].backward(gradient));
 }
 
 nn::Vector MlpCostModel::predict(const nn::Matrix& statements, std::span<const int> offsets) const {

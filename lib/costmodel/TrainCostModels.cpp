@@ -164,6 +164,7 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
       {"epochs", request.training.epochs},
       {"batch_programs", request.training.batchPrograms},
       {"learning_rate", shortestDecimal(request.training.adam.learningRate)},
+      {"learning_rate_schedule", learningRateScheduleName(request.training.schedule)},
       {"weight_decay", shortestDecimal(request.training.adam.weightDecay)},
       {"gradient_clip_norm", shortestDecimal(request.training.adam.gradientClipNorm)},
       {"validation_fraction", request.validationFraction}};

@@ -1,11 +1,14 @@
 #include "costmodel/Training.h"
 
+#include "costmodel/DataParallel.h"
 #include "nn/Loss.h"
 #include "support/Error.h"
 #include "support/Random.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 
 namespace clustune::costmodel {
@@ -15,36 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The statements and offsets of a list of programs, gathered into one contiguous batch.
-struct Batch {
-  nn::Matrix statements;
-  std::vector<int> offsets;
-  nn::Vector labels;
-};
-
-Batch gatherBatch(const ProgramDataset& dataset, const std::vector<float>& labels,
-                  const std::size_t* programs, std::size_t count) {
-  Batch batch;
-  batch.offsets.reserve(count + 1);
-  batch.offsets.push_back(0);
-  for (std::size_t index = 0; index < count; ++index) {
-    const std::size_t program = programs[index];
-    batch.offsets.push_back(batch.offsets.back() + dataset.programOffsets[program + 1] -
-                            dataset.programOffsets[program]);
-  }
-  batch.statements.resize(batch.offsets.back(), dataset.statements.cols());
-  batch.labels.resize(static_cast<Eigen::Index>(count));
-  for (std::size_t index = 0; index < count; ++index) {
-    const std::size_t program = programs[index];
-    const int begin = dataset.programOffsets[program];
-    const int rows = dataset.programOffsets[program + 1] - begin;
-    batch.statements.middleRows(batch.offsets[index], rows) =
-        dataset.statements.middleRows(begin, rows);
-    batch.labels(static_cast<Eigen::Index>(index)) = labels[program];
-  }
-  return batch;
 }
 
 nn::LossValue evaluateLoss(LossKind kind, const nn::Vector& scores, const nn::Vector& labels) {
@@ -81,6 +54,18 @@ std::string lossKindName(LossKind kind) {
     return "ranknet";
   }
   return "";
+}
+
+LearningRateSchedule learningRateScheduleFromName(const std::string& name) {
+  if (name == "constant")
+    return LearningRateSchedule::Constant;
+  if (name == "cosine")
+    return LearningRateSchedule::Cosine;
+  throw Error("unknown learning-rate schedule '" + name + "' (expected constant or cosine)");
+}
+
+std::string learningRateScheduleName(LearningRateSchedule schedule) {
+  return schedule == LearningRateSchedule::Cosine ? "cosine" : "constant";
 }
 
 nn::Vector predictPrograms(const MlpCostModel& model, const ProgramDataset& dataset) {
@@ -134,6 +119,10 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
     model.fitFeatureScale(training.statements);
   const std::vector<float> labels = training.labels();
   nn::Adam optimiser(model.parameters(), options.adam);
+  DataParallelReplicas replicas(model);
+  const BatchLoss batchLoss = [&](const nn::Vector& scores, const nn::Vector& batchLabels) {
+    return evaluateLoss(options.loss, scores, batchLabels);
+  };
   Rng rng(options.seed);
   const int patience = options.patience > 0 ? options.patience : std::max(1, options.epochs / 6);
 
@@ -145,6 +134,10 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
   int epochsWithoutImprovement = 0;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto epochStart = Clock::now();
+    if (options.schedule == LearningRateSchedule::Cosine)
+      optimiser.setLearningRate(
+          static_cast<float>(options.adam.learningRate * 0.5 *
+                             (1.0 + std::cos(std::numbers::pi * (epoch - 1) / options.epochs))));
     rng.shuffle(order);
     double lossSum = 0;
     std::size_t batches = 0;
@@ -152,14 +145,13 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
          first += static_cast<std::size_t>(options.batchPrograms)) {
       const std::size_t count =
           std::min(order.size() - first, static_cast<std::size_t>(options.batchPrograms));
-      const Batch batch = gatherBatch(training, labels, order.data() + first, count);
-      const nn::Vector scores = model.forward(batch.statements, batch.offsets);
-      const nn::LossValue loss = evaluateLoss(options.loss, scores, batch.labels);
+      const nn::LossValue loss =
+          replicas.step(training, labels, order.data() + first, count, batchLoss);
       if (!std::isfinite(loss.value))
         throw Error("training diverged: the " + lossKindName(options.loss) +
                     " loss became non-finite in epoch " + std::to_string(epoch));
-      model.backward(loss.gradient);
       optimiser.step();
+      replicas.copyWeightsFromModel();
       lossSum += loss.value;
       ++batches;
     }

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <unordered_map>
 
 namespace clustune::features {
 
@@ -15,89 +15,181 @@ namespace {
 
 constexpr double kCacheLineBytes = 64.0;
 
-using Bindings = std::unordered_map<const te::VarNode*, std::int64_t>;
-
 std::int64_t floorDivide(std::int64_t value, std::int64_t divisor) {
   const std::int64_t quotient = value / divisor;
   return (value % divisor != 0 && ((value < 0) != (divisor < 0))) ? quotient - 1 : quotient;
 }
 
-// Integer evaluation of an index expression; nullopt when it is not a function of the loop
-// variables alone (a load, a float, a division by zero).
-std::optional<std::int64_t> evaluate(const te::Expr& expr, const Bindings& bindings) {
-  using te::ExprKind;
-  switch (expr->kind) {
-  case ExprKind::IntImm:
-    return expr->intValue;
-  case ExprKind::Variable: {
-    // A variable that is not an enclosing loop (none is expected) counts as 0, like the loops
-    // that are held at their first iteration.
-    const auto found = bindings.find(expr->var.get());
-    return found == bindings.end() ? 0 : found->second;
+// Evaluates an index at every point analyzeIndex needs in one walk of the expression: point 0
+// has every loop at 0, points 2p + 1 and 2p + 2 have loop p at 1 and at extent − 1. Walking once
+// with a row of values per node costs a fraction of one walk per point, which was most of the
+// time of a dataset's features. A point is undefined when the index is not a function of the
+// loop variables alone there (a load, a float, a division by zero); Select takes each point's
+// value, and definedness, from the branch that point chooses.
+class PointEvaluator {
+public:
+  explicit PointEvaluator(const std::vector<EnclosingLoop>& loops)
+      : loops_(loops), points_(1 + 2 * loops.size()) {}
+
+  std::size_t points() const { return points_; }
+
+  // The index at every point, or nullopt when it is undefined at any of them.
+  std::optional<std::vector<std::int64_t>> evaluate(const te::Expr& index) {
+    top_ = 0;
+    const std::size_t slot = evaluateInto(index);
+    for (std::size_t point = 0; point < points_; ++point)
+      if (!defined_[slot + point])
+        return std::nullopt;
+    return std::vector<std::int64_t>(values_.begin() + static_cast<std::ptrdiff_t>(slot),
+                                     values_.begin() + static_cast<std::ptrdiff_t>(slot + points_));
   }
-  case ExprKind::Cast:
-    if (graph::isFloatingPoint(expr->dtype))
+
+private:
+  // Rows live on a stack (values_, defined_); the result's row is the first one the call takes.
+  std::size_t pushRow() {
+    const std::size_t slot = top_;
+    top_ += points_;
+    if (values_.size() < top_) {
+      values_.resize(top_);
+      defined_.resize(top_);
+    }
+    return slot;
+  }
+
+  void fill(std::size_t slot, std::int64_t value, bool defined) {
+    std::fill_n(values_.begin() + static_cast<std::ptrdiff_t>(slot), points_, value);
+    std::fill_n(defined_.begin() + static_cast<std::ptrdiff_t>(slot), points_, defined);
+  }
+
+  std::size_t evaluateInto(const te::Expr& expr) {
+    using te::ExprKind;
+    const std::size_t slot = pushRow();
+    switch (expr->kind) {
+    case ExprKind::IntImm:
+      fill(slot, expr->intValue, true);
+      return slot;
+    case ExprKind::Variable:
+      // A variable that is not an enclosing loop (none is expected) counts as 0, like the
+      // loops that are held at their first iteration.
+      fill(slot, 0, true);
+      for (std::size_t loop = 0; loop < loops_.size(); ++loop)
+        if (loops_[loop].var == expr->var.get()) {
+          values_[slot + 2 * loop + 1] = 1;
+          values_[slot + 2 * loop + 2] = std::max<std::int64_t>(loops_[loop].extent - 1, 0);
+        }
+      return slot;
+    case ExprKind::Cast:
+      if (graph::isFloatingPoint(expr->dtype)) {
+        fill(slot, 0, false);
+        return slot;
+      }
+      copyRow(evaluateInto(expr->operands[0]), slot);
+      break;
+    case ExprKind::Select: {
+      const std::size_t condition = evaluateInto(expr->operands[0]);
+      const std::size_t whenTrue = evaluateInto(expr->operands[1]);
+      const std::size_t whenFalse = evaluateInto(expr->operands[2]);
+      for (std::size_t point = 0; point < points_; ++point) {
+        const std::size_t chosen = (values_[condition + point] != 0 ? whenTrue : whenFalse) + point;
+        values_[slot + point] = values_[chosen];
+        defined_[slot + point] = defined_[condition + point] && defined_[chosen];
+      }
+      break;
+    }
+    case ExprKind::Not: {
+      const std::size_t operand = evaluateInto(expr->operands[0]);
+      for (std::size_t point = 0; point < points_; ++point) {
+        values_[slot + point] = values_[operand + point] == 0 ? 1 : 0;
+        defined_[slot + point] = defined_[operand + point];
+      }
+      break;
+    }
+    default:
+      if (expr->operands.size() != 2 || graph::isFloatingPoint(expr->dtype)) {
+        fill(slot, 0, false);
+        return slot;
+      }
+      binary(expr->kind, evaluateInto(expr->operands[0]), evaluateInto(expr->operands[1]), slot);
+      break;
+    }
+    top_ = slot + points_;
+    return slot;
+  }
+
+  void copyRow(std::size_t from, std::size_t to) {
+    for (std::size_t point = 0; point < points_; ++point) {
+      values_[to + point] = values_[from + point];
+      defined_[to + point] = defined_[from + point];
+    }
+  }
+
+  void binary(te::ExprKind kind, std::size_t left, std::size_t right, std::size_t slot) {
+    for (std::size_t point = 0; point < points_; ++point) {
+      const std::int64_t a = values_[left + point], b = values_[right + point];
+      bool defined = defined_[left + point] && defined_[right + point];
+      std::int64_t value = 0;
+      if (defined) {
+        const auto result = apply(kind, a, b);
+        defined = result.has_value();
+        value = result.value_or(0);
+      }
+      values_[slot + point] = value;
+      defined_[slot + point] = defined;
+    }
+  }
+
+  // Wrapping arithmetic: the branch of a Select that a point does not take is evaluated too.
+  static std::int64_t wrap(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+
+  static std::optional<std::int64_t> apply(te::ExprKind kind, std::int64_t a, std::int64_t b) {
+    using te::ExprKind;
+    const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+    const bool divisionOverflows = b == 0 || (b == -1 && a == INT64_MIN);
+    switch (kind) {
+    case ExprKind::Add:
+      return wrap(ua + ub);
+    case ExprKind::Sub:
+      return wrap(ua - ub);
+    case ExprKind::Mul:
+      return wrap(ua * ub);
+    case ExprKind::Div:
+      return divisionOverflows ? std::nullopt : std::optional<std::int64_t>(a / b);
+    case ExprKind::FloorDiv:
+      return divisionOverflows ? std::nullopt : std::optional<std::int64_t>(floorDivide(a, b));
+    case ExprKind::FloorMod:
+      return divisionOverflows ? std::nullopt
+                               : std::optional<std::int64_t>(a - floorDivide(a, b) * b);
+    case ExprKind::Min:
+      return std::min(a, b);
+    case ExprKind::Max:
+      return std::max(a, b);
+    case ExprKind::Equal:
+      return a == b;
+    case ExprKind::NotEqual:
+      return a != b;
+    case ExprKind::Less:
+      return a < b;
+    case ExprKind::LessEqual:
+      return a <= b;
+    case ExprKind::Greater:
+      return a > b;
+    case ExprKind::GreaterEqual:
+      return a >= b;
+    case ExprKind::And:
+      return (a != 0) && (b != 0);
+    case ExprKind::Or:
+      return (a != 0) || (b != 0);
+    default:
       return std::nullopt;
-    return evaluate(expr->operands[0], bindings);
-  case ExprKind::Select: {
-    const auto condition = evaluate(expr->operands[0], bindings);
-    if (!condition)
-      return std::nullopt;
-    return evaluate(expr->operands[*condition != 0 ? 1 : 2], bindings);
+    }
   }
-  case ExprKind::Not: {
-    const auto value = evaluate(expr->operands[0], bindings);
-    if (!value)
-      return std::nullopt;
-    return *value == 0 ? 1 : 0;
-  }
-  default:
-    break;
-  }
-  if (expr->operands.size() != 2 || graph::isFloatingPoint(expr->dtype))
-    return std::nullopt;
-  const auto left = evaluate(expr->operands[0], bindings);
-  const auto right = evaluate(expr->operands[1], bindings);
-  if (!left || !right)
-    return std::nullopt;
-  const std::int64_t a = *left, b = *right;
-  switch (expr->kind) {
-  case ExprKind::Add:
-    return a + b;
-  case ExprKind::Sub:
-    return a - b;
-  case ExprKind::Mul:
-    return a * b;
-  case ExprKind::Div:
-    return b == 0 ? std::nullopt : std::optional<std::int64_t>(a / b);
-  case ExprKind::FloorDiv:
-    return b == 0 ? std::nullopt : std::optional<std::int64_t>(floorDivide(a, b));
-  case ExprKind::FloorMod:
-    return b == 0 ? std::nullopt : std::optional<std::int64_t>(a - floorDivide(a, b) * b);
-  case ExprKind::Min:
-    return std::min(a, b);
-  case ExprKind::Max:
-    return std::max(a, b);
-  case ExprKind::Equal:
-    return a == b;
-  case ExprKind::NotEqual:
-    return a != b;
-  case ExprKind::Less:
-    return a < b;
-  case ExprKind::LessEqual:
-    return a <= b;
-  case ExprKind::Greater:
-    return a > b;
-  case ExprKind::GreaterEqual:
-    return a >= b;
-  case ExprKind::And:
-    return (a != 0) && (b != 0);
-  case ExprKind::Or:
-    return (a != 0) || (b != 0);
-  default:
-    return std::nullopt;
-  }
-}
+
+  const std::vector<EnclosingLoop>& loops_;
+  const std::size_t points_;
+  std::vector<std::int64_t> values_;
+  std::vector<char> defined_;
+  std::size_t top_ = 0;
+};
 
 bool occursIn(const te::Expr& expr, const te::VarNode* var) {
   if (expr->kind == te::ExprKind::Variable)
@@ -117,31 +209,19 @@ double product(const std::vector<EnclosingLoop>& loops, std::size_t first, std::
 
 IndexMotion analyzeIndex(const te::Expr& index, const std::vector<EnclosingLoop>& loops) {
   IndexMotion motion;
-  Bindings bindings;
-  for (const EnclosingLoop& loop : loops)
-    bindings[loop.var] = 0;
-  const auto base = evaluate(index, bindings);
-  if (!base) {
+  PointEvaluator evaluator(loops);
+  const auto values = evaluator.evaluate(index);
+  if (!values) {
     motion.opaque = true;
     motion.stride.assign(loops.size(), 0);
     motion.range.assign(loops.size(), 0);
     return motion;
   }
-  for (const EnclosingLoop& loop : loops) {
-    bindings[loop.var] = 1;
-    const auto next = evaluate(index, bindings);
-    bindings[loop.var] = std::max<std::int64_t>(loop.extent - 1, 0);
-    const auto last = evaluate(index, bindings);
-    bindings[loop.var] = 0;
-    if (!next || !last) {
-      // Defined at 0 but not elsewhere (a division by a loop-dependent zero): treat as opaque.
-      motion.opaque = true;
-      motion.stride.assign(loops.size(), 0);
-      motion.range.assign(loops.size(), 0);
-      return motion;
-    }
-    motion.stride.push_back(loop.extent > 1 ? *next - *base : 0);
-    motion.range.push_back(*last - *base);
+  const std::int64_t base = (*values)[0];
+  motion.base = base;
+  for (std::size_t loop = 0; loop < loops.size(); ++loop) {
+    motion.stride.push_back(loops[loop].extent > 1 ? (*values)[2 * loop + 1] - base : 0);
+    motion.range.push_back((*values)[2 * loop + 2] - base);
   }
   return motion;
 }
@@ -194,13 +274,10 @@ double StoreAccessAnalysis::uniqueElementsInsideLoops(const BufferAccesses& grou
   const double bufferElements =
       static_cast<double>(std::max<std::int64_t>(group.buffer->elements, 1));
   double low = INFINITY, high = -INFINITY, iterationBound = 0;
-  Bindings atZero;
-  for (const EnclosingLoop& loop : loops_)
-    atZero[loop.var] = 0;
   for (const Access& access : group.accesses) {
     if (access.motion.opaque)
       return bufferElements;
-    const double base = static_cast<double>(*evaluate(access.index, atZero));
+    const auto base = static_cast<double>(access.motion.base);
     double accessLow = base, accessHigh = base, iterations = 1;
     for (std::size_t loop = firstLoop; loop < loops_.size(); ++loop) {
       const double range = static_cast<double>(access.motion.range[loop]);

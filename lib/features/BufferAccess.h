@@ -29,6 +29,7 @@ struct EnclosingLoop {
 
 struct IndexMotion {
   bool opaque = false;
+  std::int64_t base = 0;            // the index with every loop at 0
   std::vector<std::int64_t> stride; // per enclosing loop
   std::vector<std::int64_t> range;  // per enclosing loop
   bool dependsOn(std::size_t loop) const { return opaque || stride[loop] != 0 || range[loop] != 0; }

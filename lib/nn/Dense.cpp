@@ -6,6 +6,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <utility>
 
 namespace clustune::nn {
 namespace {
@@ -30,17 +31,21 @@ Dense::Dense(std::string name, int inputs, int outputs, Rng& rng) {
   bias_ = Parameter(name + ".bias", std::move(bias));
 }
 
-Matrix Dense::forward(const Matrix& input) {
-  lastInput_ = input;
-  return infer(input);
+Matrix Dense::forward(Matrix input) {
+  lastInput_ = std::move(input);
+  return infer(lastInput_);
 }
 
 Matrix Dense::backward(const Matrix& outputGradient) {
+  accumulateGradients(outputGradient);
+  return multiply(outputGradient, Matrix(weight_.value.transpose()));
+}
+
+void Dense::accumulateGradients(const Matrix& outputGradient) {
   assert(outputGradient.rows() == lastInput_.rows());
   assert(outputGradient.cols() == outputs());
   weight_.gradient += multiplyTransposedLeft(lastInput_, outputGradient);
   bias_.gradient += outputGradient.colwise().sum();
-  return multiply(outputGradient, Matrix(weight_.value.transpose()));
 }
 
 Matrix Dense::infer(const Matrix& input) const {

@@ -19,10 +19,13 @@ public:
   Dense(std::string name, int inputs, int outputs, Rng& rng);
 
   // (rows × inputs) → (rows × outputs); keeps `input` for backward().
-  Matrix forward(const Matrix& input);
+  Matrix forward(Matrix input);
   // Adds inputᵀ·g to the weight gradient and the column sums of g to the bias gradient, and
   // returns the gradient with respect to the last forward() input, g·Wᵀ.
   Matrix backward(const Matrix& outputGradient);
+  // backward() for a first layer: the parameter gradients only, without the input gradient
+  // that no one would read (a third of the layer's backward products).
+  void accumulateGradients(const Matrix& outputGradient);
   // forward() without the cache: const and safe to call from several threads at once.
   Matrix infer(const Matrix& input) const;
 

@@ -4,6 +4,7 @@
 // loss would silently poison every parameter through Adam.
 #include "nn/Loss.h"
 
+#include "runtime/ThreadPool.h"
 #include "support/Error.h"
 
 #include <algorithm>
@@ -16,6 +17,10 @@ namespace clustune::nn {
 namespace {
 
 constexpr double kMinimumProbability = 1e-10; // Tenset's eps for maxDCG and the sigmoid clamp
+// A chunk of LambdaRank's pair loop has at least this many better items (64 × 512 pairs), and
+// there are a fixed number of chunks at most, independent of the machine's thread count.
+constexpr int kMinimumItemsPerChunk = 64;
+constexpr int kMaximumChunks = 8;
 
 void checkInputs(const char* loss, const Vector& predictions, const Vector& labels) {
   if (predictions.size() != labels.size())
@@ -94,7 +99,6 @@ LossValue lambdaRank(const Vector& predictions, const Vector& labels, float sigm
   std::vector<float> label(static_cast<std::size_t>(count));
   std::vector<double> normalisedGain(static_cast<std::size_t>(count));
   std::vector<double> inverseDiscount(static_cast<std::size_t>(count));
-  std::vector<double> scoreGradient(static_cast<std::size_t>(count), 0.0);
   for (int position = 0; position < count; ++position) {
     const int item = byPrediction[static_cast<std::size_t>(position)];
     const auto slot = static_cast<std::size_t>(position);
@@ -106,28 +110,56 @@ LossValue lambdaRank(const Vector& predictions, const Vector& labels, float sigm
 
   const double inverseLn2 = 1.0 / std::log(2.0);
   const double minimumLogProbability = std::log(kMinimumProbability);
+  // The pairs are split by their better item into a fixed number of contiguous chunks, each
+  // with its own sums, added in chunk order: the result does not depend on which thread ran
+  // what.
+  const int chunks = std::clamp(count / kMinimumItemsPerChunk, 1, kMaximumChunks);
+  std::vector<double> chunkLoss(static_cast<std::size_t>(chunks), 0.0);
+  std::vector<std::vector<double>> chunkGradient(static_cast<std::size_t>(chunks));
+  runtime::ThreadPool::global().parallelFor(
+      chunks, [&](std::int64_t firstChunk, std::int64_t lastChunk) {
+        for (std::int64_t chunk = firstChunk; chunk < lastChunk; ++chunk) {
+          std::vector<double>& scoreGradient = chunkGradient[static_cast<std::size_t>(chunk)];
+          scoreGradient.assign(static_cast<std::size_t>(count), 0.0);
+          double loss = 0;
+          const auto firstBetter = static_cast<std::size_t>(count * chunk / chunks);
+          const auto lastBetter = static_cast<std::size_t>(count * (chunk + 1) / chunks);
+          for (std::size_t better = firstBetter; better < lastBetter; ++better) {
+            for (std::size_t worse = 0; worse < score.size(); ++worse) {
+              if (!(label[better] > label[worse]))
+                continue;
+              const double weight = std::abs(inverseDiscount[better] - inverseDiscount[worse]) *
+                                    std::abs(normalisedGain[better] - normalisedGain[worse]);
+              if (weight == 0)
+                continue;
+              const double margin = sigma * (score[better] - score[worse]);
+              // log σ(margin) = -softplus(-margin) and σ(-margin) share exp(-|margin|).
+              const double decay = std::exp(-std::abs(margin));
+              const double logProbability = -(std::max(-margin, 0.0) + std::log1p(decay));
+              if (logProbability < minimumLogProbability) {
+                // Clamped: a constant, so no gradient (as torch.clamp).
+                loss -= weight * minimumLogProbability * inverseLn2;
+                continue;
+              }
+              loss -= weight * logProbability * inverseLn2;
+              // d/d margin of log σ(margin) is σ(-margin).
+              const double sigmoidOfMinusMargin =
+                  margin >= 0 ? decay / (1.0 + decay) : 1.0 / (1.0 + decay);
+              const double marginGradient = -weight * sigmoidOfMinusMargin * inverseLn2 * sigma;
+              scoreGradient[better] += marginGradient;
+              scoreGradient[worse] -= marginGradient;
+            }
+          }
+          chunkLoss[static_cast<std::size_t>(chunk)] = loss;
+        }
+      });
   double loss = 0;
-  for (std::size_t better = 0; better < score.size(); ++better) {
-    for (std::size_t worse = 0; worse < score.size(); ++worse) {
-      if (!(label[better] > label[worse]))
-        continue;
-      const double weight = std::abs(inverseDiscount[better] - inverseDiscount[worse]) *
-                            std::abs(normalisedGain[better] - normalisedGain[worse]);
-      if (weight == 0)
-        continue;
-      const double margin = sigma * (score[better] - score[worse]);
-      const double logProbability = -softplus(-margin);
-      if (logProbability < minimumLogProbability) {
-        // Clamped: a constant, so no gradient (as torch.clamp).
-        loss -= weight * minimumLogProbability * inverseLn2;
-        continue;
-      }
-      loss -= weight * logProbability * inverseLn2;
-      // d/d margin of log σ(margin) is σ(-margin).
-      const double marginGradient = -weight * sigmoid(-margin) * inverseLn2 * sigma;
-      scoreGradient[better] += marginGradient;
-      scoreGradient[worse] -= marginGradient;
-    }
+  std::vector<double> scoreGradient(static_cast<std::size_t>(count), 0.0);
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    loss += chunkLoss[static_cast<std::size_t>(chunk)];
+    const std::vector<double>& partial = chunkGradient[static_cast<std::size_t>(chunk)];
+    for (std::size_t position = 0; position < partial.size(); ++position)
+      scoreGradient[position] += partial[position];
   }
   result.value = loss;
   for (int position = 0; position < count; ++position)

@@ -14,6 +14,9 @@ namespace {
 constexpr Eigen::Index kMinimumRowsPerThread = 64;
 
 int blockCountFor(Eigen::Index rows) {
+  // Inside a parallel region (a data-parallel training shard) the product has its thread.
+  if (runtime::ThreadPool::insideParallelRegion())
+    return 1;
   const int threads = runtime::ThreadPool::global().threadCount();
   const Eigen::Index blocks = std::max<Eigen::Index>(1, rows / kMinimumRowsPerThread);
   return static_cast<int>(std::min<Eigen::Index>(threads, blocks));

@@ -2,19 +2,20 @@
 #include "nn/Relu.h"
 
 #include <cassert>
+#include <utility>
 
 namespace clustune::nn {
 
-Matrix Relu::forward(const Matrix& input) {
-  lastInput_ = input;
-  return infer(input);
+Matrix Relu::forward(Matrix input) {
+  lastOutput_ = std::move(input);
+  lastOutput_ = lastOutput_.cwiseMax(0.0f);
+  return lastOutput_;
 }
 
 Matrix Relu::backward(const Matrix& outputGradient) {
-  assert(outputGradient.rows() == lastInput_.rows());
-  assert(outputGradient.cols() == lastInput_.cols());
-  return (lastInput_.array() > 0.0f)
-      .select(outputGradient, Matrix::Zero(outputGradient.rows(), outputGradient.cols()));
+  assert(outputGradient.rows() == lastOutput_.rows());
+  assert(outputGradient.cols() == lastOutput_.cols());
+  return (lastOutput_.array() > 0.0f).select(outputGradient.array(), 0.0f).matrix();
 }
 
 Matrix Relu::infer(const Matrix& input) {

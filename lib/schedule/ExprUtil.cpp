@@ -40,21 +40,43 @@ Expr withOperands(const Expr& expr, std::vector<Expr> operands) {
   }
 }
 
-Expr rewriteBottomUp(const Expr& expr, const std::function<Expr(const Expr&)>& rule) {
-  std::unordered_map<const ExprNode*, Expr> done;
-  std::function<Expr(const Expr&)> visit = [&](const Expr& node) -> Expr {
-    auto found = done.find(node.get());
-    if (found != done.end())
-      return found->second;
+namespace {
+
+// Only a node held more than once can be reached twice, so only those are memoised: most index
+// arithmetic is a tree, and a hash map insert per node cost more than the rewrite itself. Leaves
+// are not memoised either: their rule is cheap and gives an equal result again.
+class BottomUpRewriter {
+public:
+  explicit BottomUpRewriter(const std::function<Expr(const Expr&)>& rule) : rule_(rule) {}
+
+  Expr visit(const Expr& node) {
+    if (node->operands.empty())
+      return rule_(node);
+    const bool shared = node.use_count() > 1;
+    if (shared) {
+      const auto found = done_.find(node.get());
+      if (found != done_.end())
+        return found->second;
+    }
     std::vector<Expr> operands;
     operands.reserve(node->operands.size());
     for (const Expr& operand : node->operands)
       operands.push_back(visit(operand));
-    Expr result = rule(withOperands(node, std::move(operands)));
-    done.emplace(node.get(), result);
+    Expr result = rule_(withOperands(node, std::move(operands)));
+    if (shared)
+      done_.emplace(node.get(), result);
     return result;
-  };
-  return visit(expr);
+  }
+
+private:
+  const std::function<Expr(const Expr&)>& rule_;
+  std::unordered_map<const ExprNode*, Expr> done_;
+};
+
+} // namespace
+
+Expr rewriteBottomUp(const Expr& expr, const std::function<Expr(const Expr&)>& rule) {
+  return BottomUpRewriter(rule).visit(expr);
 }
 
 Expr substitute(const Expr& expr, const VarMap& values) {

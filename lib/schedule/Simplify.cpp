@@ -233,6 +233,65 @@ bool isEmpty(const Stmt& stmt) {
   return stmt->kind == StmtKind::Sequence && stmt->sequence.empty();
 }
 
+// Walks the statement with one map of the enclosing loops' extents, entered and left with the
+// loops: copying it at every loop cost more than simplifying the expressions inside.
+class StmtSimplifier {
+public:
+  explicit StmtSimplifier(const VarExtents& extents) : extents_(extents) {}
+
+  Stmt operator()(const Stmt& stmt) {
+    switch (stmt->kind) {
+    case StmtKind::For: {
+      const te::VarNode* var = stmt->loopVar.get();
+      const auto [slot, inserted] = extents_.try_emplace(var, stmt->extent);
+      const std::int64_t outer = slot->second;
+      slot->second = stmt->extent;
+      Stmt body = (*this)(stmt->body);
+      if (inserted)
+        extents_.erase(var);
+      else
+        extents_[var] = outer;
+      if (isEmpty(body))
+        return body;
+      return makeFor(stmt->loopVar, stmt->extent, stmt->forKind, std::move(body),
+                     stmt->autoUnrollMaxStep);
+    }
+    case StmtKind::Store:
+      return makeStore(stmt->buffer, expr(stmt->index), expr(stmt->value));
+    case StmtKind::Allocate:
+      return makeAllocate(stmt->buffer, (*this)(stmt->body));
+    case StmtKind::IfThenElse: {
+      Expr condition = expr(stmt->condition);
+      if (auto value = constantBool(condition)) {
+        if (*value)
+          return (*this)(stmt->body);
+        return stmt->elseBody ? (*this)(stmt->elseBody) : makeSequence({});
+      }
+      return makeIfThenElse(condition, (*this)(stmt->body),
+                            stmt->elseBody ? (*this)(stmt->elseBody) : Stmt{});
+    }
+    case StmtKind::Sequence: {
+      std::vector<Stmt> statements;
+      for (const Stmt& child : stmt->sequence) {
+        Stmt simplified = (*this)(child);
+        if (simplified->kind == StmtKind::Sequence)
+          statements.insert(statements.end(), simplified->sequence.begin(),
+                            simplified->sequence.end());
+        else
+          statements.push_back(std::move(simplified));
+      }
+      return makeSequence(std::move(statements));
+    }
+    }
+    return stmt;
+  }
+
+private:
+  Expr expr(const Expr& value) const { return rewriteBottomUp(value, ExprSimplifier(extents_)); }
+
+  VarExtents extents_;
+};
+
 } // namespace
 
 Expr simplify(const Expr& expr, const VarExtents& extents) {
@@ -240,44 +299,7 @@ Expr simplify(const Expr& expr, const VarExtents& extents) {
 }
 
 Stmt simplify(const Stmt& stmt, const VarExtents& extents) {
-  switch (stmt->kind) {
-  case StmtKind::For: {
-    VarExtents inner = extents;
-    inner[stmt->loopVar.get()] = stmt->extent;
-    Stmt body = simplify(stmt->body, inner);
-    if (isEmpty(body))
-      return body;
-    return makeFor(stmt->loopVar, stmt->extent, stmt->forKind, std::move(body),
-                   stmt->autoUnrollMaxStep);
-  }
-  case StmtKind::Store:
-    return makeStore(stmt->buffer, simplify(stmt->index, extents), simplify(stmt->value, extents));
-  case StmtKind::Allocate:
-    return makeAllocate(stmt->buffer, simplify(stmt->body, extents));
-  case StmtKind::IfThenElse: {
-    Expr condition = simplify(stmt->condition, extents);
-    if (auto value = constantBool(condition)) {
-      if (*value)
-        return simplify(stmt->body, extents);
-      return stmt->elseBody ? simplify(stmt->elseBody, extents) : makeSequence({});
-    }
-    return makeIfThenElse(condition, simplify(stmt->body, extents),
-                          stmt->elseBody ? simplify(stmt->elseBody, extents) : Stmt{});
-  }
-  case StmtKind::Sequence: {
-    std::vector<Stmt> statements;
-    for (const Stmt& child : stmt->sequence) {
-      Stmt simplified = simplify(child, extents);
-      if (simplified->kind == StmtKind::Sequence)
-        statements.insert(statements.end(), simplified->sequence.begin(),
-                          simplified->sequence.end());
-      else
-        statements.push_back(std::move(simplified));
-    }
-    return makeSequence(std::move(statements));
-  }
-  }
-  return stmt;
+  return StmtSimplifier(extents)(stmt);
 }
 
 } // namespace clustune::schedule

@@ -28,29 +28,40 @@ ErrorContext JsonlReader::context() const {
   return {.file = displayPath(path_), .line = lineNumber_};
 }
 
-bool JsonlReader::next(nlohmann::json& entry) {
-  std::string line;
+bool JsonlReader::nextLine(std::string& line) {
   while (std::getline(*stream_, line)) {
     ++lineNumber_;
-    if (line.find_first_not_of(" \t\r") == std::string::npos)
-      continue;
-    try {
-      entry = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& error) {
-      std::string reason = error.what();
-      // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the
-      // byte position is what helps, the rest is noise.
-      if (auto colon = reason.find("parse error"); colon != std::string::npos)
-        reason = reason.substr(colon);
-      throw Error("invalid JSON: " + reason, context());
-    }
-    if (!entry.is_object())
-      throw Error(std::string("expected a JSON object, got ") + entry.type_name(), context());
-    return true;
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      return true;
   }
   if (stream_->bad())
     throw Error("read failed", {.file = displayPath(path_)});
   return false;
+}
+
+bool JsonlReader::next(nlohmann::json& entry) {
+  std::string line;
+  if (!nextLine(line))
+    return false;
+  entry = parseJsonlLine(line, context());
+  return true;
+}
+
+nlohmann::json parseJsonlLine(const std::string& line, const ErrorContext& context) {
+  nlohmann::json entry;
+  try {
+    entry = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& error) {
+    std::string reason = error.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the
+    // byte position is what helps, the rest is noise.
+    if (auto colon = reason.find("parse error"); colon != std::string::npos)
+      reason = reason.substr(colon);
+    throw Error("invalid JSON: " + reason, context);
+  }
+  if (!entry.is_object())
+    throw Error(std::string("expected a JSON object, got ") + entry.type_name(), context);
+  return entry;
 }
 
 void JsonlWriter::write(const nlohmann::json& entry) {

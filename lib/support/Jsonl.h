@@ -22,6 +22,9 @@ public:
   // Reads the next non-blank line into `entry`; false at end of input. A line that is not a
   // JSON object raises Error with the file and line.
   bool next(nlohmann::json& entry);
+  // Reads the next non-blank line as text, for callers that parse lines in parallel; false at
+  // end of input. lineNumber() and context() then refer to this line.
+  bool nextLine(std::string& line);
 
   long lineNumber() const { return lineNumber_; }
   const std::string& path() const { return path_; }
@@ -34,6 +37,9 @@ private:
   std::istream* stream_;
   long lineNumber_ = 0;
 };
+
+// Parses one JSONL line into an object, raising Error with `context` when it is not one.
+nlohmann::json parseJsonlLine(const std::string& line, const ErrorContext& context);
 
 class JsonlWriter {
 public:

@@ -1,13 +1,18 @@
 // Training the MLP (costmodel/Training.h) on programs of real tasks whose costs the test sets:
 // the model learns a ranking it could not know before training, early stopping keeps the best
-// epoch, training is deterministic per seed, and bad input is an error, never a NaN model.
+// epoch, training is deterministic per seed, a data-parallel step gives the gradients of the
+// whole batch, and bad input is an error, never a NaN model.
 #include "CostModelTestSupport.h"
+#include "costmodel/DataParallel.h"
 #include "costmodel/DatasetSplit.h"
 #include "costmodel/Metrics.h"
 #include "costmodel/Training.h"
+#include "runtime/ThreadPool.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <numeric>
 
 using namespace clustune;
 using namespace clustune::costmodel;
@@ -145,4 +150,53 @@ TEST(CostModelTraining, LossNamesRoundTripAndUnknownNamesAreErrors) {
   for (LossKind kind : {LossKind::LambdaRank, LossKind::MeanSquaredError, LossKind::RankNet})
     EXPECT_EQ(lossKindFromName(lossKindName(kind)), kind);
   EXPECT_THROW(lossKindFromName("hinge"), Error);
+}
+
+TEST(CostModelTraining, ScheduleNamesRoundTripAndUnknownNamesAreErrors) {
+  for (LearningRateSchedule schedule :
+       {LearningRateSchedule::Constant, LearningRateSchedule::Cosine})
+    EXPECT_EQ(learningRateScheduleFromName(learningRateScheduleName(schedule)), schedule);
+  EXPECT_THROW(learningRateScheduleFromName("step"), Error);
+}
+
+// A data-parallel step (one shard per thread, each through its own copy of the model) gives the
+// loss and gradients of the whole batch through one model, up to the order of float sums.
+TEST(CostModelDataParallel, ShardedStepMatchesTheWholeBatchThroughOneModel) {
+  const ProgramDataset dataset = learnableDataset();
+  const std::vector<float> labels = dataset.labels();
+  std::vector<std::size_t> programs(dataset.programCount());
+  std::iota(programs.begin(), programs.end(), 0);
+  MlpCostModel sharded(kArchitecture, 4);
+  sharded.fitFeatureScale(dataset.statements);
+  MlpCostModel whole = sharded;
+  DataParallelReplicas replicas(sharded);
+  if (runtime::ThreadPool::global().threadCount() > 1) {
+    ASSERT_GT(replicas.shardsFor(programs.size()), 1u);
+  }
+  const BatchLoss loss = [](const nn::Vector& scores, const nn::Vector& batchLabels) {
+    return nn::lambdaRank(scores, batchLabels);
+  };
+  const nn::LossValue shardedLoss =
+      replicas.step(dataset, labels, programs.data(), programs.size(), loss);
+
+  const ProgramBatch batch = gatherPrograms(dataset, labels, programs.data(), programs.size());
+  const nn::LossValue wholeLoss =
+      loss(whole.forward(batch.statements, batch.offsets), batch.labels);
+  whole.backward(wholeLoss.gradient);
+
+  // The scores are float sums in another order, so the loss agrees to float precision.
+  EXPECT_NEAR(shardedLoss.value, wholeLoss.value, 1e-6 * std::abs(wholeLoss.value));
+  const std::vector<nn::Parameter*> expected = whole.parameters();
+  const std::vector<nn::Parameter*> actual = sharded.parameters();
+  ASSERT_EQ(expected.size(), actual.size());
+  // Relative to the largest gradient: some (the head's bias) are sums that cancel to near 0.
+  float scale = 0;
+  for (const nn::Parameter* parameter : expected)
+    scale = std::max(scale, parameter->gradient.cwiseAbs().maxCoeff());
+  ASSERT_GT(scale, 0);
+  for (std::size_t parameter = 0; parameter < expected.size(); ++parameter) {
+    EXPECT_LT((actual[parameter]->gradient - expected[parameter]->gradient).cwiseAbs().maxCoeff(),
+              1e-4f * scale)
+        << expected[parameter]->name;
+  }
 }

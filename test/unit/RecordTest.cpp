@@ -203,5 +203,35 @@ TEST(RecordLogTest, AMalformedLineNamesFileAndLine) {
   std::filesystem::remove(path);
 }
 
+// Lines are parsed in blocks on every thread; a bad line past the first block must still be
+// reported at its own line, after every record before it was visited in order.
+TEST(RecordLogTest, ABadLineFarIntoALongLogIsReportedAtItsLineAfterTheRecordsBeforeIt) {
+  const std::string path = temporaryPath("record-log-long");
+  {
+    std::ofstream stream(path);
+    for (int i = 0; i < 9000; ++i) {
+      Record record = validRecord();
+      record.sampleIndex = i;
+      stream << recordToJson(record).dump() << "\n";
+      if (i == 4500)
+        stream << "\n"; // a blank line counts for the line numbers
+    }
+    stream << "{\"v\":1}\n";
+  }
+  std::vector<int> indices;
+  std::string message;
+  try {
+    readRecords(
+        path, [&](Record&& record, const ErrorContext&) { indices.push_back(record.sampleIndex); });
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  ASSERT_EQ(indices.size(), 9000u);
+  for (int i = 0; i < 9000; ++i)
+    ASSERT_EQ(indices[static_cast<std::size_t>(i)], i);
+  EXPECT_NE(message.find(":9002"), std::string::npos) << message;
+  std::filesystem::remove(path);
+}
+
 } // namespace
 } // namespace clustune::measure

@@ -1,6 +1,8 @@
 // The loop-nest simplifier (lib/schedule/Simplify.h) on hand-built expressions and statements:
 // affine regrouping, divisions by constants with known remainders, recombination of fused
-// loops, comparisons decided by loop ranges, guard removal, and floats left untouched.
+// loops, comparisons decided by loop ranges, guard removal, floats left untouched, loop ranges
+// scoped to their loops, and shared subexpressions rewritten once.
+#include "schedule/ExprUtil.h"
 #include "schedule/Simplify.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +110,38 @@ TEST(ScheduleSimplify, TheVariableOfALoopOfExtentOneIsZero) {
       makeFor(l.a, 1, ForKind::Serial,
               makeFor(l.b, 4, ForKind::Serial, makeStore(out, l.A * c(4) + l.B, floatImm(1.0))));
   EXPECT_EQ(toString(simplify(loop)), "for a in 0..1:\n  for b in 0..4:\n    out[b] = 1f\n");
+}
+
+TEST(ScheduleSimplify, ALoopsRangeHoldsOnlyInsideIt) {
+  // The inner loop rebinds b with extent 4; after it, b is the outer loop's again, of extent 1,
+  // so only the second store's index becomes 0.
+  const Buffer out = makeBuffer("out", DataType::Float32, 12, BufferScope::Argument);
+  Loops l;
+  const Stmt loops =
+      makeFor(l.b, 1, ForKind::Serial,
+              makeSequence({makeFor(l.b, 4, ForKind::Serial, makeStore(out, l.B, floatImm(1.0))),
+                            makeStore(out, l.B + c(8), floatImm(2.0))}));
+  EXPECT_EQ(toString(simplify(loops)), "for b in 0..1:\n"
+                                       "  for b in 0..4:\n"
+                                       "    out[b] = 1f\n"
+                                       "  out[8] = 2f\n");
+}
+
+TEST(ScheduleRewrite, ASharedSubexpressionIsRewrittenOnce) {
+  Loops l;
+  const Expr shared = l.A * c(3) + l.B;
+  const Expr dag = (shared * shared) + shared;
+  int sharedVisits = 0;
+  const Expr rewritten = rewriteBottomUp(dag, [&](const Expr& node) {
+    if (node->kind == ExprKind::Add && node->operands[1].get() == l.B.get())
+      ++sharedVisits;
+    return node;
+  });
+  EXPECT_EQ(sharedVisits, 1);
+  EXPECT_EQ(rewritten.get(), dag.get()); // nothing changed, so nothing was rebuilt
+  // A rewrite reaches every use of the shared node.
+  const Expr substituted = substitute(dag, {{l.b.get(), c(1)}});
+  EXPECT_EQ(toString(substituted), "((((a * 3) + 1) * ((a * 3) + 1)) + ((a * 3) + 1))");
 }
 
 } // namespace

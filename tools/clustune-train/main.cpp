@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Train MLP cost models (global and per cluster) on measured records."};
   CommonOptions common;
   costmodel::TrainRequest request;
-  std::string mode = "global", clusterInit = "global", loss = "lambdarank";
+  std::string mode = "global", clusterInit = "global", loss = "lambdarank", schedule = "constant";
   app.add_option("records", request.recordFiles,
                  "records.jsonl files from clustune-measure ('-' reads stdin)")
       ->required();
@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--learning-rate", request.training.adam.learningRate, "Adam's learning rate")
       ->capture_default_str();
+  app.add_option("--schedule", schedule,
+                 "Learning rate over the epochs: constant, or cosine (decays to 0 at --epochs)")
+      ->capture_default_str();
   app.add_option("--patience", request.training.patience,
                  "Epochs without a better validation loss before stopping (0: epochs / 6)")
       ->capture_default_str();
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
     request.mode = costmodel::trainModeFromName(mode);
     request.clusterInit = costmodel::clusterInitFromName(clusterInit);
     request.training.loss = costmodel::lossKindFromName(loss);
+    request.training.schedule = costmodel::learningRateScheduleFromName(schedule);
     request.training.seed = common.seed;
     if (request.training.epochs < 1 || request.training.batchPrograms < 2 ||
         request.training.patience < 0 || !(request.training.adam.learningRate > 0) ||
