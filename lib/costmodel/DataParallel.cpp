@@ -17,6 +17,15 @@ std::size_t shardBegin(std::size_t count, std::size_t shards, std::size_t shard)
   return count * shard / shards;
 }
 
+// The copies take the model's current weights at the start of every step that uses them, so
+// that a batch too small to shard copies nothing.
+void copyWeights(MlpCostModel& from, MlpCostModel& to) {
+  const std::vector<nn::Parameter*> source = from.parameters();
+  const std::vector<nn::Parameter*> target = to.parameters();
+  for (std::size_t parameter = 0; parameter < source.size(); ++parameter)
+    target[parameter]->value = source[parameter]->value;
+}
+
 } // namespace
 
 ProgramBatch gatherPrograms(const ProgramDataset& dataset, const std::vector<float>& labels,
@@ -68,6 +77,8 @@ nn::LossValue DataParallelReplicas::step(const ProgramDataset& dataset,
   };
   forEachShard([&](std::size_t shard) {
     const std::size_t begin = shardBegin(count, shards, shard);
+    if (shard > 0)
+      copyWeights(model_, copies_[shard - 1]);
     batches[shard] = gatherPrograms(dataset, labels, programs + begin,
                                     shardBegin(count, shards, shard + 1) - begin);
     scores[shard] = replica(shard).forward(batches[shard].statements, batches[shard].offsets);
@@ -95,15 +106,6 @@ nn::LossValue DataParallelReplicas::step(const ProgramDataset& dataset,
     }
   }
   return result;
-}
-
-void DataParallelReplicas::copyWeightsFromModel() {
-  const std::vector<nn::Parameter*> source = model_.parameters();
-  for (MlpCostModel& copy : copies_) {
-    const std::vector<nn::Parameter*> target = copy.parameters();
-    for (std::size_t parameter = 0; parameter < source.size(); ++parameter)
-      target[parameter]->value = source[parameter]->value;
-  }
 }
 
 } // namespace clustune::costmodel

@@ -33,7 +33,8 @@ using BatchLoss = std::function<nn::LossValue(const nn::Vector& scores, const nn
 
 class DataParallelReplicas {
 public:
-  // `model` must outlive the replicas; copies are taken now, so fit its feature scale first.
+  // `model` must outlive the replicas. The copies are taken now (so fit the feature scale
+  // first) and take the model's weights again at every step that uses them.
   explicit DataParallelReplicas(MlpCostModel& model);
 
   // Forward, loss and backward for the programs `programs[0, count)` of `dataset`; leaves the
@@ -41,9 +42,6 @@ public:
   // returned without a backward pass.
   nn::LossValue step(const ProgramDataset& dataset, const std::vector<float>& labels,
                      const std::size_t* programs, std::size_t count, const BatchLoss& loss);
-
-  // To be called after every change of the model's weights (the optimiser's step).
-  void copyWeightsFromModel();
 
   // How many shards a batch of `count` programs is cut into.
   std::size_t shardsFor(std::size_t count) const;

@@ -151,7 +151,6 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
         throw Error("training diverged: the " + lossKindName(options.loss) +
                     " loss became non-finite in epoch " + std::to_string(epoch));
       optimiser.step();
-      replicas.copyWeightsFromModel();
       lossSum += loss.value;
       ++batches;
     }
