@@ -132,6 +132,8 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
   MlpCostModel best = model;
   double bestLoss = INFINITY;
   int epochsWithoutImprovement = 0;
+  std::size_t trainedPrograms = 0;
+  const double secondsBeforeFirstBatch = secondsSince(start);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     const auto epochStart = Clock::now();
     if (options.schedule == LearningRateSchedule::Cosine)
@@ -141,8 +143,18 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
     rng.shuffle(order);
     double lossSum = 0;
     std::size_t batches = 0;
+    std::size_t epochPrograms = 0;
     for (std::size_t first = 0; first < order.size();
          first += static_cast<std::size_t>(options.batchPrograms)) {
+      if (options.secondsLimit > 0 && result.batches > 0) {
+        const double elapsed = secondsSince(start);
+        const double meanBatch =
+            (elapsed - secondsBeforeFirstBatch) / static_cast<double>(result.batches);
+        if (elapsed + meanBatch > options.secondsLimit) {
+          result.stoppedByTimeLimit = true;
+          break;
+        }
+      }
       const std::size_t count =
           std::min(order.size() - first, static_cast<std::size_t>(options.batchPrograms));
       const nn::LossValue loss =
@@ -153,6 +165,9 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
       optimiser.step();
       lossSum += loss.value;
       ++batches;
+      ++result.batches;
+      epochPrograms += count;
+      trainedPrograms += count;
     }
     EpochReport report;
     report.epoch = epoch;
@@ -161,7 +176,7 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
                                 ? validationLoss(model, validation, options.loss)
                                 : report.trainingLoss;
     report.seconds = secondsSince(epochStart);
-    report.programsPerSecond = static_cast<double>(order.size()) / report.seconds;
+    report.programsPerSecond = static_cast<double>(epochPrograms) / report.seconds;
     report.improved = report.validationLoss < bestLoss;
     if (report.improved) {
       bestLoss = report.validationLoss;
@@ -174,15 +189,15 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
     result.epochs = epoch;
     if (onEpoch)
       onEpoch(report);
-    if (validation.programCount() > 0 && epochsWithoutImprovement >= patience)
+    if (result.stoppedByTimeLimit ||
+        (validation.programCount() > 0 && epochsWithoutImprovement >= patience))
       break;
   }
   if (validation.programCount() > 0)
     model = best;
   result.bestValidationLoss = bestLoss;
   result.seconds = secondsSince(start);
-  result.programsPerSecond =
-      static_cast<double>(order.size()) * result.epochs / std::max(result.seconds, 1e-9);
+  result.programsPerSecond = static_cast<double>(trainedPrograms) / std::max(result.seconds, 1e-9);
   return result;
 }
 

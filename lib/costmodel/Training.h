@@ -40,6 +40,10 @@ struct TrainingOptions {
   // Fit the feature scale on the training set first; off when fine-tuning a model whose scale
   // must stay the one its weights were trained with.
   bool fitFeatureScale = true;
+  // Wall-time limit of the whole call in seconds (0: none). Training stops before the batch
+  // that would end past it, judged by the mean batch time so far; the first batch always runs.
+  // For the tuner's updates, which must stay a small share of a round (docs/tuning.md).
+  double secondsLimit = 0;
 };
 
 struct EpochReport {
@@ -57,11 +61,14 @@ struct TrainingResult {
   double bestValidationLoss = 0;
   double seconds = 0;
   double programsPerSecond = 0; // training programs per second of training, all epochs
+  std::size_t batches = 0;      // optimiser steps taken
+  bool stoppedByTimeLimit = false;
 };
 
 // Trains `model` in place; at the end it holds the weights of the epoch with the lowest
 // validation loss (the last epoch's when `validation` is empty). The feature scale is fitted
-// on `training` first. Deterministic for a given seed and thread count. Throws clustune::Error
+// on `training` first. Deterministic for a given seed and thread count, unless
+// `options.secondsLimit` stops it. Throws clustune::Error
 // for an empty training set or a loss that becomes non-finite.
 TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
                         const ProgramDataset& validation, const TrainingOptions& options,

@@ -21,6 +21,14 @@ struct Measurement {
   double seconds = 0;
 };
 
+// How long one update may take, in wall seconds (0: no limit). The tuner gives each round's
+// update a share of the round's own search and measurement time; a learned model stops
+// training when it is spent (after at least one step), so that learning never dominates the
+// time the search is judged by.
+struct UpdateBudget {
+  double seconds = 0;
+};
+
 class CostModel {
 public:
   virtual ~CostModel() = default;
@@ -29,8 +37,8 @@ public:
   virtual std::vector<double> predict(const graph::Task& task,
                                       std::span<const Candidate* const> candidates) = 0;
   // Learns from a batch of measurements (one round, or a resumed log's worth), which may span
-  // several tasks.
-  virtual void update(std::span<const Measurement> measurements) = 0;
+  // several tasks, within `budget`.
+  virtual void update(std::span<const Measurement> measurements, UpdateBudget budget) = 0;
   // False for a model without information (random): evolution then spends fewer iterations,
   // as Ansor does.
   virtual bool informative() const { return true; }

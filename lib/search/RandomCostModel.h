@@ -21,7 +21,7 @@ public:
       score = rng_.uniform();
     return scores;
   }
-  void update(std::span<const Measurement>) override {}
+  void update(std::span<const Measurement>, UpdateBudget) override {}
   bool informative() const override { return false; }
   std::string name() const override { return "random"; }
 

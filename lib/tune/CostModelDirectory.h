@@ -20,8 +20,9 @@ struct CostModelDirectory {
 };
 
 // The bundled directory for an LLVM CPU name: <root>/cpu-<cpu> when it exists, else the first
-// cpu-* directory (loading it warns that its models learnt another machine's timings). <root> is models/costmodels of the
-// source tree, or $CLUSTUNE_COSTMODELS_DIR. Throws clustune::Error when there is none.
+// cpu-* directory (loading it warns that its models learnt another machine's timings). <root> is
+// models/costmodels of the source tree, or $CLUSTUNE_COSTMODELS_DIR. Throws clustune::Error when
+// there is none.
 std::string bundledCostModelDirectory(const std::string& cpu);
 
 // Loads and checks a directory for CPU programs (`cpu`: the LLVM CPU the run measures on).

@@ -5,6 +5,8 @@
 #include "support/Error.h"
 #include "tune/CandidateFeatures.h"
 
+#include <algorithm>
+#include <chrono>
 #include <spdlog/spdlog.h>
 
 namespace clustune::tune {
@@ -17,6 +19,25 @@ std::vector<double> scoresOf(const costmodel::MlpCostModel& model, const graph::
   const FeatureBatch batch = featurize(task, candidates);
   const nn::Vector scores = model.predict(batch.statements, batch.offsets);
   return std::vector<double>(scores.data(), scores.data() + scores.size());
+}
+
+using Clock = std::chrono::steady_clock;
+
+// What is left of `budget` for training after the update's featurisation, as a training time
+// limit: 0 (none) without a budget, and a tiny positive limit (one step) once it is spent.
+double secondsLeft(search::UpdateBudget budget, Clock::time_point start) {
+  if (budget.seconds <= 0)
+    return 0;
+  const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+  return std::max(budget.seconds - spent, 1e-9);
+}
+
+void logIfCut(const std::string& model, const costmodel::TrainingResult& result,
+              search::UpdateBudget budget) {
+  if (result.stoppedByTimeLimit)
+    spdlog::debug("{}: training stopped after {} steps ({:.3f} s), at the round's update budget "
+                  "of {:.3f} s",
+                  model, result.batches, result.seconds, budget.seconds);
 }
 
 } // namespace
@@ -53,9 +74,11 @@ PretrainedCostModel::predict(const graph::Task& task,
   return scoresOf(models_.at(modelFor(task)), task, candidates);
 }
 
-void PretrainedCostModel::update(std::span<const search::Measurement> measurements) {
+void PretrainedCostModel::update(std::span<const search::Measurement> measurements,
+                                 search::UpdateBudget budget) {
   if (!fineTuning_.enabled || measurements.empty())
     return;
+  const auto start = Clock::now();
   programs_.add(measurements);
   std::set<std::string> touched;
   for (const search::Measurement& measurement : measurements)
@@ -67,7 +90,8 @@ void PretrainedCostModel::update(std::span<const search::Measurement> measuremen
     });
     costmodel::TrainingOptions options = fineTuning_.training;
     options.seed += static_cast<std::uint64_t>(updates_);
-    costmodel::trainMlp(models_.at(name), data, {}, options);
+    options.secondsLimit = secondsLeft(budget, start);
+    logIfCut(name, costmodel::trainMlp(models_.at(name), data, {}, options), budget);
   }
   ++updates_;
 }
@@ -82,16 +106,20 @@ std::vector<double> OnlineCostModel::predict(const graph::Task& task,
   return scoresOf(*model_, task, candidates);
 }
 
-void OnlineCostModel::update(std::span<const search::Measurement> measurements) {
+void OnlineCostModel::update(std::span<const search::Measurement> measurements,
+                             search::UpdateBudget budget) {
   if (measurements.empty())
     return;
+  const auto start = Clock::now();
   programs_.add(measurements);
   // Retrained from scratch on everything measured so far, as Ansor retrains its XGBoost model.
   costmodel::MlpCostModel model({.features = static_cast<int>(costmodel::kStatementFeatureCount)},
                                 seed_);
   costmodel::TrainingOptions options = options_.training;
   options.seed = seed_ + static_cast<std::uint64_t>(updates_);
-  costmodel::trainMlp(model, programs_.dataset(), {}, options);
+  const costmodel::ProgramDataset data = programs_.dataset();
+  options.secondsLimit = secondsLeft(budget, start);
+  logIfCut("online", costmodel::trainMlp(model, data, {}, options), budget);
   model_ = std::move(model);
   ++updates_;
 }

@@ -40,7 +40,8 @@ public:
 
   std::vector<double> predict(const graph::Task& task,
                               std::span<const search::Candidate* const> candidates) override;
-  void update(std::span<const search::Measurement> measurements) override;
+  void update(std::span<const search::Measurement> measurements,
+              search::UpdateBudget budget) override;
   std::string name() const override { return routing_ == Routing::Cluster ? "cluster" : "global"; }
 
   // The name of the model that scores `task` ("global" or "cluster-<i>"), and whether it was
@@ -73,7 +74,8 @@ public:
   // Before any measurement every candidate scores 0, so the first round is chosen at random.
   std::vector<double> predict(const graph::Task& task,
                               std::span<const search::Candidate* const> candidates) override;
-  void update(std::span<const search::Measurement> measurements) override;
+  void update(std::span<const search::Measurement> measurements,
+              search::UpdateBudget budget) override;
   // Uninformed until the first update: evolution then searches as with the random model.
   bool informative() const override { return model_.has_value(); }
   std::string name() const override { return "online"; }

@@ -260,8 +260,12 @@ Tuner::measure(std::vector<std::pair<int, search::Candidate>> candidates, int ro
 void Tuner::learn(const std::vector<search::Measurement>& measurements, RoundTimes& times) {
   if (measurements.empty())
     return;
+  // Bounding the update by a share of the rest of the round keeps it under that share of the
+  // whole round, with room for the update's own overheads.
+  const search::UpdateBudget budget{.seconds =
+                                        options_.updateShare * (times.search + times.measure)};
   const auto start = Clock::now();
-  model_.update(measurements);
+  model_.update(measurements, budget);
   times.update = secondsSince(start);
 }
 

@@ -32,6 +32,9 @@ struct TuneOptions {
   double timeBudgetSeconds = 0; // no round starts after this; 0: no limit
   int perRound = 64;            // candidates measured per round, at most
   int fastestSeeds = 410;       // fastest measured candidates kept per task as seeds
+  // The most a round's cost-model update may take, as a share of the round's search and
+  // measurement time; 0: no limit. Resuming learns a whole log without a limit.
+  double updateShare = 0.1;
   std::uint64_t seed = 0;
   std::string target = {}; // written into every record
   schedule::CpuScheduleOptions defaults = {};

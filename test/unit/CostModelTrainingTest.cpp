@@ -1,7 +1,8 @@
 // Training the MLP (costmodel/Training.h) on programs of real tasks whose costs the test sets:
 // the model learns a ranking it could not know before training, early stopping keeps the best
-// epoch, training is deterministic per seed, a data-parallel step gives the gradients of the
-// whole batch, and bad input is an error, never a NaN model.
+// epoch, training is deterministic per seed, a time limit stops it between steps, a
+// data-parallel step gives the gradients of the whole batch, and bad input is an error, never
+// a NaN model.
 #include "CostModelTestSupport.h"
 #include "costmodel/DataParallel.h"
 #include "costmodel/DatasetSplit.h"
@@ -139,6 +140,35 @@ TEST(CostModelTraining, IsDeterministicForASeed) {
   trainMlp(first, dataset, {}, options);
   trainMlp(second, dataset, {}, options);
   EXPECT_EQ(predictPrograms(first, dataset), predictPrograms(second, dataset));
+}
+
+TEST(CostModelTraining, ATimeLimitShorterThanAStepStopsAfterTheFirstStep) {
+  const ProgramDataset dataset = learnableDataset();
+  TrainingOptions options;
+  options.epochs = 5;
+  options.batchPrograms = 50;
+  options.secondsLimit = 1e-9;
+  const MlpCostModel untrained(kArchitecture, 4);
+  MlpCostModel model = untrained;
+  const TrainingResult result = trainMlp(model, dataset, {}, options);
+  EXPECT_TRUE(result.stoppedByTimeLimit);
+  EXPECT_EQ(result.batches, 1u);
+  EXPECT_EQ(result.epochs, 1);
+  EXPECT_NE(predictPrograms(model, dataset), predictPrograms(untrained, dataset));
+}
+
+TEST(CostModelTraining, ATimeLimitThatIsNotReachedChangesNothing) {
+  const ProgramDataset dataset = learnableDataset();
+  TrainingOptions options;
+  options.epochs = 3;
+  options.batchPrograms = 50;
+  MlpCostModel unlimited(kArchitecture, 4), limited(kArchitecture, 4);
+  const TrainingResult full = trainMlp(unlimited, dataset, {}, options);
+  options.secondsLimit = 1e6;
+  const TrainingResult result = trainMlp(limited, dataset, {}, options);
+  EXPECT_FALSE(result.stoppedByTimeLimit);
+  EXPECT_EQ(result.batches, full.batches);
+  EXPECT_EQ(predictPrograms(limited, dataset), predictPrograms(unlimited, dataset));
 }
 
 TEST(CostModelTraining, AnEmptyTrainingSetIsAnError) {

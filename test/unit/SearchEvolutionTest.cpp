@@ -26,7 +26,7 @@ public:
       scores.push_back(score(candidate->steps));
     return scores;
   }
-  void update(std::span<const Measurement>) override {}
+  void update(std::span<const Measurement>, UpdateBudget) override {}
   std::string name() const override { return "innermost-factor"; }
 
   static double score(const Steps& steps) {

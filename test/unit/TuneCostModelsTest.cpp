@@ -1,7 +1,8 @@
 // The tuner's learned cost models (tune/LearnedCostModels.h) and cost-model directories
 // (tune/CostModelDirectory.h), on the bundled models and real sampled schedules: routing by
 // cluster for tasks the clustering saw and by GAE embedding for others; fine-tuning and the
-// online model learn a ranking the test chooses; directories for another target are refused.
+// online model learn a ranking the test chooses, within an update budget; directories for
+// another target are refused.
 #include "SearchTestSupport.h"
 #include "onnx/ModelTasks.h"
 #include "search/Sample.h"
@@ -107,15 +108,39 @@ TEST(TuneCostModels, FineTuningLearnsTheRunsOwnRanking) {
   const double before = pairwiseAccuracy(model, task, held);
   const std::vector<search::Measurement> measurements = measurementsOf(task, training);
   for (int round = 0; round < 3; ++round)
-    model.update(measurements);
+    model.update(measurements, {});
   const double after = pairwiseAccuracy(model, task, held);
   EXPECT_GT(after, 0.75) << "before " << before;
   EXPECT_GT(after, before);
 
   tune::PretrainedCostModel frozen(directory.ensemble, nullptr, tune::Routing::Global,
                                    {.enabled = false});
-  frozen.update(measurements);
+  frozen.update(measurements, {});
   EXPECT_DOUBLE_EQ(pairwiseAccuracy(frozen, task, held), before);
+}
+
+TEST(TuneCostModels, ASpentUpdateBudgetStillTakesOneStepAndNoMore) {
+  const tune::CostModelDirectory directory = tune::loadCostModelDirectory(kBundled, "znver5");
+  const graph::Task task = matmulTask(64, 64, 64);
+  const te::Workload workload = te::lowerTask(task);
+  const RankedCandidates training = rankedCandidates(workload, 96, 1);
+  const std::vector<search::Measurement> measurements = measurementsOf(task, training);
+  std::vector<const search::Candidate*> candidates;
+  for (const search::Candidate& candidate : training.candidates)
+    candidates.push_back(&candidate);
+  const auto scoresAfter = [&](search::UpdateBudget budget) {
+    tune::PretrainedCostModel model(directory.ensemble, nullptr, tune::Routing::Global,
+                                    {.enabled = true});
+    model.update(measurements, budget);
+    return model.predict(task, candidates);
+  };
+  tune::PretrainedCostModel untouched(directory.ensemble, nullptr, tune::Routing::Global,
+                                      {.enabled = false});
+  const std::vector<double> before = untouched.predict(task, candidates);
+  const std::vector<double> oneStep = scoresAfter({.seconds = 1e-9});
+  EXPECT_NE(oneStep, before);
+  EXPECT_NE(oneStep, scoresAfter({})); // ten epochs, one step each
+  EXPECT_EQ(scoresAfter({.seconds = 1e6}), scoresAfter({}));
 }
 
 TEST(TuneCostModels, TheOnlineModelKnowsNothingFirstThenLearns) {
@@ -127,14 +152,14 @@ TEST(TuneCostModels, TheOnlineModelKnowsNothingFirstThenLearns) {
   EXPECT_FALSE(model.informative());
   std::vector<const search::Candidate*> first = {&held.candidates[0], &held.candidates[1]};
   EXPECT_EQ(model.predict(task, first), (std::vector<double>{0.0, 0.0}));
-  model.update(measurementsOf(task, training));
+  model.update(measurementsOf(task, training), {});
   EXPECT_TRUE(model.informative());
   EXPECT_GT(pairwiseAccuracy(model, task, held), 0.75);
 }
 
 TEST(TuneCostModels, DirectoriesForAnotherTargetKindAreRefused) {
-  const std::filesystem::path copy =
-      std::filesystem::temp_directory_path() / ("clustune-gpu-models-" + std::to_string(::getpid()));
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("clustune-gpu-models-" + std::to_string(::getpid()));
   std::filesystem::remove_all(copy);
   std::filesystem::copy(kBundled, copy);
   nlohmann::json meta = nlohmann::json::parse(std::ifstream(copy / "meta.json"));

@@ -4,7 +4,8 @@
 // Rerunning the same command resumes the log. See docs/tuning.md.
 //   clustune-tune MODEL.onnx... | --tasks tasks.jsonl -o tuning.jsonl [--trials N]
 //                 [--time-budget SEC] [--mode cluster|global|online|random] [--cost-model DIR]
-//                 [--no-update] [--per-round 64] [--scheduler gradient|round-robin]
+//                 [--no-update] [--update-share 0.1] [--per-round 64]
+//                 [--scheduler gradient|round-robin]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/cpu/CpuTarget.h"
 #include "graph/Partition.h"
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
   std::string modeName = "cluster", schedulerName = "gradient";
   std::optional<std::int64_t> batch;
   std::optional<int> trials;
-  double timeBudget = 0, timeout = 10, buildTimeout = 30;
+  double timeBudget = 0, timeout = 10, buildTimeout = 30, updateShare = 0.1;
   bool noUpdate = false;
   int perRound = 64;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -134,6 +135,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-update", noUpdate,
                "Keep the pretrained cost model fixed (by default it is fine-tuned on the run's "
                "measurements after every round)");
+  app.add_option("--update-share", updateShare,
+                 "The most a round's cost-model update may take, as a share of the round's "
+                 "search and measurement time (0: no limit); training stops early to stay "
+                 "within it")
+      ->capture_default_str();
   app.add_option("--per-round", perRound, "Candidates measured per round")->capture_default_str();
   app.add_option("--scheduler", schedulerName, "Task scheduler: gradient or round-robin")
       ->capture_default_str();
@@ -173,6 +179,9 @@ int main(int argc, char** argv) {
       throw Error("--per-round, --jobs, --repeat and --population must be at least 1, "
                   "--time-budget, --threads, --generations and --build-timeout non-negative, "
                   "--timeout positive");
+    if (!(updateShare >= 0 && updateShare < 1))
+      throw Error(
+          fmt::format("--update-share must be at least 0 and below 1, got {}", updateShare));
     if (modelPaths.empty() == tasksPath.empty())
       throw Error("give either ONNX models or --tasks tasks.jsonl");
     if (noUpdate && (mode == Mode::Online || mode == Mode::Random))
@@ -249,6 +258,7 @@ int main(int argc, char** argv) {
          .timeBudgetSeconds = timeBudget,
          .perRound = perRound,
          .fastestSeeds = static_cast<int>(evolution.measuredSeedRatio * evolution.population),
+         .updateShare = updateShare,
          .seed = common.seed,
          .target = targetString,
          .defaults = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32}});
