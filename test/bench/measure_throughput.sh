@@ -2,9 +2,9 @@
 # Measured candidates per second of clustune-measure, two or more builds side by side (issue 14):
 # for each round, every build measures the same tasks from scratch (cold: a new output, the
 # reference computed again), one build after the other, so that the builds share the machine's
-# drift. Prints each run's summary line, then per build the median over rounds of valid
-# records per second, the share of wall time by stage and the compile seconds per candidate
-# (median and p90). Nothing here passes or fails.
+# drift, in the reverse order every second round. Prints each run's summary line, then per
+# build the median over rounds of valid records per second, the share of wall time by stage
+# and the compile seconds per candidate (median and p90). Nothing here passes or fails.
 #   test/bench/measure_throughput.sh [--rounds N] [--per-task N] [--model M] [--out DIR] \
 #       LABEL=BINDIR [LABEL=BINDIR ...]
 # BINDIR holds clustune-measure and clustune-worker (a build's bin/, or a copy of an older one).
@@ -31,7 +31,13 @@ first_bin=${builds[0]#*=}
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
   "$(llc-19 --version 2>/dev/null | grep 'Host CPU' | sed 's/^ *//')"
 for round in $(seq 1 "$rounds"); do
-  for build in "${builds[@]}"; do
+  # Even rounds reverse the order: on a VM the build measured first in a pair can run faster.
+  order=("${builds[@]}")
+  if ((round % 2 == 0)); then
+    order=()
+    for ((i = ${#builds[@]} - 1; i >= 0; i--)); do order+=("${builds[i]}"); done
+  fi
+  for build in "${order[@]}"; do
     label=${build%%=*} bin=${build#*=}
     records="$out/$label-$round.jsonl"
     rm -f "$records"

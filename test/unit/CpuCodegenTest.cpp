@@ -183,6 +183,11 @@ TEST(CpuCodegen, BroadcastAndStridedAccessesInVectorizedLoop) {
   EXPECT_TRUE(ir.find("masked.gather") != std::string::npos ||
               ir.find("shufflevector <32 x float>") != std::string::npos)
       << ir;
+  // A[i] is broadcast from a one-element vector load, never inserted into a vector as a scalar
+  // load: VectorCombine's widening of the latter scans back through the block (issue 14).
+  const std::string emitted = codegen::emitLlvmIr(function, host(), /*optimized=*/false);
+  EXPECT_NE(emitted.find("load <1 x float>"), std::string::npos) << emitted;
+  EXPECT_EQ(emitted.find("insertelement <16 x float>"), std::string::npos) << emitted;
 }
 
 TEST(CpuCodegen, ParallelLoopNestedInsideParallelLoop) {

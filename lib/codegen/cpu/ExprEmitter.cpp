@@ -87,6 +87,11 @@ llvm::Value* KernelEmitter::fromStorage(llvm::Value* loaded, DataType dtype) {
 llvm::Value* KernelEmitter::broadcast(llvm::Value* value, unsigned width) {
   if (value->getType()->isVectorTy())
     return value;
+  if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(value);
+      extract &&
+      llvm::cast<llvm::FixedVectorType>(extract->getVectorOperandType())->getNumElements() == 1)
+    return builder_.CreateShuffleVector(extract->getVectorOperand(),
+                                        llvm::SmallVector<int>(width, 0));
   return builder_.CreateVectorSplat(width, value);
 }
 
@@ -452,6 +457,15 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
       // may touch: a gather.
       loaded = emitGather(llvm::FixedVectorType::get(element, lanes_->width),
                           broadcast(address, lanes_->width), base, align);
+    } else if (lanes_) {
+      // A lane-invariant load in vector code, which its users broadcast. Loaded as a
+      // one-element vector so that the broadcast is a shuffle of a load rather than an
+      // insertelement of a scalar load: VectorCombine tries to widen the latter into a vector
+      // load, proving that safe by scanning back to the start of the block, which is
+      // quadratic in an unrolled block (issue 14). Both compile to one broadcast from memory.
+      llvm::Value* single =
+          builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, 1), address, align);
+      loaded = builder_.CreateExtractElement(single, std::uint64_t{0});
     } else {
       loaded = builder_.CreateAlignedLoad(element, address, align);
     }
