@@ -68,8 +68,8 @@ struct TrainingResult {
 // Trains `model` in place; at the end it holds the weights of the epoch with the lowest
 // validation loss (the last epoch's when `validation` is empty). The feature scale is fitted
 // on `training` first. Deterministic for a given seed and thread count, unless
-// `options.secondsLimit` stops it. Throws clustune::Error
-// for an empty training set or a loss that becomes non-finite.
+// `options.secondsLimit` stops it. Throws clustune::Error for an empty training set or a loss
+// that becomes non-finite.
 TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
                         const ProgramDataset& validation, const TrainingOptions& options,
                         const std::function<void(const EpochReport&)>& onEpoch = {});

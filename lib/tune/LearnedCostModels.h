@@ -9,7 +9,8 @@
 //     only, retrained after every round.
 // A pretrained model, unless frozen, is fine-tuned after every round on the run's own
 // measurements of the tasks it scores, starting from its current weights and keeping the
-// feature scale its weights were trained with.
+// feature scale its weights were trained with. Both kinds stop training when the round's
+// search::UpdateBudget is spent.
 #pragma once
 
 #include "costmodel/CostModelEnsemble.h"
