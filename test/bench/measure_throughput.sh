@@ -3,8 +3,9 @@
 # for each round, every build measures the same tasks from scratch (cold: a new output, the
 # reference computed again), one build after the other, so that the builds share the machine's
 # drift, in the reverse order every second round. Prints each run's summary line, then per
-# build the median over rounds of valid records per second, the share of wall time by stage
-# and the compile seconds per candidate (median and p90). Nothing here passes or fails.
+# build the median over rounds of valid records per second, the share of wall time by stage,
+# the compile seconds per candidate (median and p90) and per run (the median of the sums).
+# Nothing here passes or fails.
 #   test/bench/measure_throughput.sh [--rounds N] [--per-task N] [--model M] [--out DIR] \
 #       LABEL=BINDIR [LABEL=BINDIR ...]
 # BINDIR holds clustune-measure and clustune-worker (a build's bin/, or a copy of an older one).
@@ -54,12 +55,14 @@ def quantile(values, q):
     values = sorted(values)
     return values[int(q * (len(values) - 1) + 0.5)] if values else 0.0
 print(f"{'build':<12}{'valid/s':>9}{'wall s':>9}{'build':>8}{'run':>7}{'ref':>7}{'check':>7}"
-      f"{'other':>7}{'compile med':>13}{'p90':>8}")
+      f"{'other':>7}{'compile med':>13}{'p90':>8}{'compile s':>11}")
 for label in builds:
     summaries = [json.load(open(f"{out}/{label}-{r}.summary.json")) for r in range(1, rounds + 1)]
-    compiles = []
+    compiles, totals = [], []
     for r in range(1, rounds + 1):
-        compiles += [json.loads(l)["compile_seconds"] for l in open(f"{out}/{label}-{r}.jsonl")]
+        run = [json.loads(l)["compile_seconds"] for l in open(f"{out}/{label}-{r}.jsonl")]
+        compiles += run
+        totals.append(sum(run))
     rate = statistics.median(s["valid_per_second"] for s in summaries)
     wall = statistics.median(s["seconds"] for s in summaries)
     shares = {}
@@ -68,5 +71,6 @@ for label in builds:
             s.get("stage_seconds", {}).get(stage, float("nan")) / s["seconds"] for s in summaries)
     print(f"{label:<12}{rate:>9.2f}{wall:>9.1f}" +
           "".join(f"{100 * shares[s]:>6.0f}%" for s in ["build", "run", "reference", "check", "other"]) +
-          f"{quantile(compiles, 0.5):>13.3f}{quantile(compiles, 0.9):>8.3f}")
+          f"{quantile(compiles, 0.5):>13.3f}{quantile(compiles, 0.9):>8.3f}"
+          f"{statistics.median(totals):>11.1f}")
 EOF
