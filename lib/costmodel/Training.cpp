@@ -4,6 +4,7 @@
 #include "nn/Loss.h"
 #include "support/Error.h"
 #include "support/Random.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,10 +16,6 @@ namespace clustune::costmodel {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 nn::LossValue evaluateLoss(LossKind kind, const nn::Vector& scores, const nn::Vector& labels) {
   switch (kind) {

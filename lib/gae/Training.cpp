@@ -4,6 +4,7 @@
 
 #include "nn/Adam.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 
 #include <chrono>
 #include <cmath>
@@ -14,10 +15,6 @@ namespace clustune::gae {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 struct LinkScores {
   double auc = std::numeric_limits<double>::quiet_NaN();

@@ -3,6 +3,7 @@
 
 #include "measure/WorkerProtocol.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -60,10 +61,6 @@ ChildBuild startChild(const MeasureInput& input, const codegen::CpuTarget& targe
   ::close(ends[1]);
   const Clock::time_point now = Clock::now();
   return {.pid = pid, .fd = ends[0], .index = index, .start = now, .deadline = now, .received = {}};
-}
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 BuildResult failed(const char* error, std::string detail, double seconds) {
@@ -128,8 +125,8 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
   std::vector<BuildResult> results(inputs.size());
   std::vector<ChildBuild> running;
   ChildReaper reaper{running};
-  const auto limit = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(timeoutSeconds));
+  const auto limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
   const std::size_t slots = static_cast<std::size_t>(std::max(1, parallelism));
   std::size_t next = 0;
   std::vector<pollfd> polled;
@@ -145,8 +142,7 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
       polled.push_back({.fd = child.fd, .events = POLLIN, .revents = 0});
       earliest = std::min(earliest, child.deadline);
     }
-    const auto wait =
-        std::chrono::ceil<std::chrono::milliseconds>(earliest - Clock::now()).count();
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(earliest - Clock::now()).count();
     if (::poll(polled.data(), polled.size(), static_cast<int>(std::max<std::int64_t>(0, wait))) <
             0 &&
         errno != EINTR)

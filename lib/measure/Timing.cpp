@@ -2,6 +2,7 @@
 #include "measure/Timing.h"
 
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,10 +17,6 @@ namespace clustune::measure {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Parses sysfs cache sizes such as "32768K".
 std::int64_t parseCacheSize(const std::string& text) {

@@ -3,6 +3,7 @@
 #include "search/EvolutionarySearch.h"
 
 #include "runtime/ThreadPool.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <atomic>
@@ -20,10 +21,6 @@ struct Individual {
 };
 
 using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 struct Scored {
   double score = 0;

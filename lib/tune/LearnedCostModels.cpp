@@ -3,10 +3,10 @@
 
 #include "gae/EmbedTasks.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 #include "tune/CandidateFeatures.h"
 
 #include <algorithm>
-#include <chrono>
 #include <spdlog/spdlog.h>
 
 namespace clustune::tune {
@@ -21,15 +21,12 @@ std::vector<double> scoresOf(const costmodel::MlpCostModel& model, const graph::
   return std::vector<double>(scores.data(), scores.data() + scores.size());
 }
 
-using Clock = std::chrono::steady_clock;
-
 // What is left of `budget` for training after the update's featurisation, as a training time
 // limit: 0 (none) without a budget, and a tiny positive limit (one step) once it is spent.
-double secondsLeft(search::UpdateBudget budget, Clock::time_point start) {
+double secondsLeft(search::UpdateBudget budget, SteadyClock::time_point start) {
   if (budget.seconds <= 0)
     return 0;
-  const double spent = std::chrono::duration<double>(Clock::now() - start).count();
-  return std::max(budget.seconds - spent, 1e-9);
+  return std::max(budget.seconds - secondsSince(start), 1e-9);
 }
 
 void logIfCut(const std::string& model, const costmodel::TrainingResult& result,
@@ -78,7 +75,7 @@ void PretrainedCostModel::update(std::span<const search::Measurement> measuremen
                                  search::UpdateBudget budget) {
   if (!fineTuning_.enabled || measurements.empty())
     return;
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   programs_.add(measurements);
   std::set<std::string> touched;
   for (const search::Measurement& measurement : measurements)
@@ -110,7 +107,7 @@ void OnlineCostModel::update(std::span<const search::Measurement> measurements,
                              search::UpdateBudget budget) {
   if (measurements.empty())
     return;
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   programs_.add(measurements);
   // Retrained from scratch on everything measured so far, as Ansor retrains its XGBoost model.
   costmodel::MlpCostModel model({.features = static_cast<int>(costmodel::kStatementFeatureCount)},

@@ -2,6 +2,7 @@
 #include "tune/Tuner.h"
 
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
 #include <cassert>
@@ -14,10 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kUnknown = std::numeric_limits<double>::infinity();
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 } // namespace
 

@@ -7,6 +7,7 @@
 #include "codegen/cpu/KernelEmitter.h"
 #include "codegen/cpu/LlvmInit.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 
 #include <chrono>
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -73,10 +74,6 @@ struct Compilation {
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
 };
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& target,
                         bool optimized, CompileStageSeconds& stages) {
