@@ -11,6 +11,7 @@
 #include "measure/RecordLog.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
+#include "support/Hash.h"
 #include "te/LowerTask.h"
 
 #include <algorithm>
@@ -106,6 +107,8 @@ int main(int argc, char** argv) try {
       parts[name].push_back(seconds);
     }
     json["object_bytes"] = object.size();
+    // Tells which candidates two builds compile to the same code.
+    json["object_hash"] = toHex(stableHash(object));
     std::printf("%s\n", json.dump().c_str());
     std::fflush(stdout);
   }

@@ -15,8 +15,8 @@
 //   for a vector one. Padding relies on this. A scalar Select between loads (Concat's chain
 //   over its inputs, Where over tensors) whose condition changes between the copies of an
 //   unrolled loop instead selects the address and loads once: no branch, and no load that
-//   the program would not make. A branch per element there made LLVM's LazyValueInfo take
-//   minutes (Inception-V3's last Concat, test/unit/CpuCodegenConcatTest.cpp).
+//   the program would not make (MemoryEmitter.cpp). A branch per element there made LLVM's
+//   LazyValueInfo take minutes (Inception-V3's last Concat, test/unit/CpuCodegenConcatTest.cpp).
 #include "codegen/cpu/KernelEmitter.h"
 #include "codegen/cpu/LoopAnalysis.h"
 #include "support/Error.h"
@@ -37,17 +37,6 @@ namespace {
 
 bool isSigned(DataType dtype) {
   return dtype == DataType::Int8 || dtype == DataType::Int32 || dtype == DataType::Int64;
-}
-
-unsigned laneCount(llvm::Value* value) {
-  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
-  return vector ? vector->getNumElements() : 0;
-}
-
-// The scalar type `scalar`, as a vector when `like` is one.
-llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
-  const unsigned lanes = laneCount(like);
-  return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
 }
 
 } // namespace
@@ -87,6 +76,10 @@ llvm::Value* KernelEmitter::fromStorage(llvm::Value* loaded, DataType dtype) {
 llvm::Value* KernelEmitter::broadcast(llvm::Value* value, unsigned width) {
   if (value->getType()->isVectorTy())
     return value;
+  return numbered(kBroadcast, value, builder_.getInt32(width), [&] { return splat(value, width); });
+}
+
+llvm::Value* KernelEmitter::splat(llvm::Value* value, unsigned width) {
   if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(value);
       extract &&
       llvm::cast<llvm::FixedVectorType>(extract->getVectorOperandType())->getNumElements() == 1)
@@ -141,6 +134,9 @@ llvm::Value* KernelEmitter::emitExpr(const Expr& expr) {
   case ExprKind::Add:
   case ExprKind::Sub:
   case ExprKind::Mul:
+    if (node.dtype == DataType::Int64)
+      return emitIntegerSum(expr);
+    return emitArithmetic(node);
   case ExprKind::Div:
   case ExprKind::FloorDiv:
   case ExprKind::FloorMod:
@@ -228,10 +224,23 @@ llvm::Value* KernelEmitter::emitArithmetic(const te::ExprNode& node) {
       break;
     }
   } else {
+    // Index arithmetic repeats in every copy of an unrolled body: numbered per block.
+    const bool isSignedType = isSigned(dtype);
+    const bool nonNegative = isNonNegative(node.operands[0]);
+    return numbered(2 * static_cast<int>(node.kind) + isSignedType, a, b,
+                    [&] { return emitIntegerArithmetic(node.kind, dtype, a, b, nonNegative); });
+  }
+  assert(false && "not an arithmetic expression");
+  return nullptr;
+}
+
+llvm::Value* KernelEmitter::emitIntegerArithmetic(ExprKind kind, DataType dtype, llvm::Value* a,
+                                                  llvm::Value* b, bool nonNegativeDividend) {
+  {
     const bool isSignedType = isSigned(dtype);
     // Index arithmetic is int64 and never wraps; saying so lets LLVM reason about addresses.
     const bool noSignedWrap = dtype == DataType::Int64;
-    switch (node.kind) {
+    switch (kind) {
     case ExprKind::Add:
       return builder_.CreateAdd(a, b, "", false, noSignedWrap);
     case ExprKind::Sub:
@@ -242,17 +251,21 @@ llvm::Value* KernelEmitter::emitArithmetic(const te::ExprNode& node) {
       return isSignedType ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
     case ExprKind::FloorDiv:
     case ExprKind::FloorMod: {
-      const bool isDiv = node.kind == ExprKind::FloorDiv;
-      if (!isSignedType)
+      const bool isDiv = kind == ExprKind::FloorDiv;
+      auto* constantDivisor = llvm::dyn_cast<llvm::ConstantInt>(b);
+      const bool positiveDivisor =
+          constantDivisor && constantDivisor->getValue().isStrictlyPositive();
+      // Loop variables and what they build without subtraction are never negative (a fused or
+      // split loop's index), and then no rounding correction is needed.
+      if (!isSignedType || (nonNegativeDividend && positiveDivisor))
         return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
       llvm::Value* quotient = builder_.CreateSDiv(a, b);
       llvm::Value* remainder = builder_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
       // The truncating quotient is one too large when the remainder is non-zero and its sign
       // differs from the divisor's; for the usual positive constant divisor that is r < 0.
-      const Expr& divisor = node.operands[1];
       llvm::Value* adjust =
-          divisor->kind == ExprKind::IntImm && divisor->intValue > 0
+          positiveDivisor
               ? builder_.CreateICmpSLT(remainder, zero)
               : builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero),
                                    builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero));
@@ -294,7 +307,9 @@ llvm::Value* KernelEmitter::emitComparison(const te::ExprNode& node) {
                                          P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
   const int offset = static_cast<int>(node.kind) - static_cast<int>(ExprKind::Equal);
   predicate = isSigned(dtype) ? signedPredicates[offset] : unsignedPredicates[offset];
-  return builder_.CreateICmp(predicate, a, b);
+  // Padding conditions repeat in every copy of an unrolled tile.
+  return numbered(kCompare + static_cast<int>(predicate), a, b,
+                  [&] { return builder_.CreateICmp(predicate, a, b); });
 }
 
 llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
@@ -416,111 +431,6 @@ llvm::Value* KernelEmitter::convert(llvm::Value* value, DataType from, DataType 
   return builder_.CreateIntCast(value, target, fromSigned);
 }
 
-llvm::Value* KernelEmitter::emitLaneZeroIndex(const Expr& index) {
-  assert(lanes_);
-  const VectorLanes saved = *lanes_;
-  llvm::Value* laneValue = vars_.at(saved.var);
-  vars_[saved.var] = saved.laneBase;
-  lanes_.reset();
-  llvm::Value* result = emitIndex(index);
-  lanes_ = saved;
-  vars_[saved.var] = laneValue;
-  return result;
-}
-
-llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr& index) {
-  llvm::Value* base = bufferPointer(buffer);
-  llvm::Type* element = storageType(buffer->dtype);
-  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
-  llvm::Value* loaded;
-  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
-    auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
-    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitLaneZeroIndex(index));
-    if (lanes_->mask)
-      loaded = builder_.CreateMaskedLoad(vectorType, address, align, lanes_->mask,
-                                         llvm::Constant::getNullValue(vectorType));
-    else
-      loaded = builder_.CreateAlignedLoad(vectorType, address, align);
-  } else {
-    llvm::Value* laneIndices = emitIndex(index);
-    // Gathers index with 32-bit lanes wherever the buffer allows (the indices of active lanes
-    // are below its size). Besides filling a zmm register with 16 lanes instead of 8, this
-    // avoids an LLVM 19 register-allocation bug: a 64-bit-index gather of 32-bit elements
-    // (ymm destination, zmm index) can be given the same register for both, an encoding the
-    // CPU rejects with SIGILL. test/unit/CpuCodegenGatherTest.cpp holds the kernel that hit it.
-    if (laneIndices->getType()->isVectorTy() && buffer->elements <= INT32_MAX)
-      laneIndices = builder_.CreateTrunc(
-          laneIndices, llvm::FixedVectorType::get(builder_.getInt32Ty(), laneCount(laneIndices)));
-    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, laneIndices);
-    if (lanes_ && (address->getType()->isVectorTy() || lanes_->mask)) {
-      // Strided or irregular lanes, or a lane-invariant address that only the active lanes
-      // may touch: a gather.
-      loaded = emitGather(llvm::FixedVectorType::get(element, lanes_->width),
-                          broadcast(address, lanes_->width), base, align);
-    } else if (lanes_) {
-      // A lane-invariant load in vector code, which its users broadcast. Loaded as a
-      // one-element vector so that the broadcast is a shuffle of a load rather than an
-      // insertelement of a scalar load: VectorCombine tries to widen the latter into a vector
-      // load, proving that safe by scanning back to the start of the block, which is
-      // quadratic in an unrolled block (issue 14). Both compile to one broadcast from memory.
-      llvm::Value* single =
-          builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, 1), address, align);
-      loaded = builder_.CreateExtractElement(single, std::uint64_t{0});
-    } else {
-      loaded = builder_.CreateAlignedLoad(element, address, align);
-    }
-  }
-  return fromStorage(loaded, buffer->dtype);
-}
-
-llvm::Value* KernelEmitter::emitGather(llvm::VectorType* type, llvm::Value* addresses,
-                                       llvm::Value* base, llvm::Align align) {
-  llvm::Value* zero = llvm::Constant::getNullValue(type);
-  llvm::Value* mask = lanes_->mask;
-  if (!mask)
-    return builder_.CreateMaskedGather(type, addresses, align, allLanes(lanes_->width), zero);
-  const llvm::TargetTransformInfo costs =
-      machine_.getTargetTransformInfo(*builder_.GetInsertBlock()->getParent());
-  if (costs.isLegalMaskedGather(type, align) && !costs.forceScalarizeMaskedGather(type, align))
-    return builder_.CreateMaskedGather(type, addresses, align, mask, zero);
-  // Without gather instructions LLVM expands a gather under a variable mask into a branch per
-  // lane: an unrolled tile of padded convolution loads becomes thousands of blocks, and the
-  // register allocator then takes tens of seconds (issue 14). Inactive lanes read the
-  // buffer's first element instead, which every buffer has, so that every lane loads
-  // unconditionally and the loads stay straight-line code; the mask then picks zeros.
-  llvm::Value* safe = builder_.CreateSelect(mask, addresses, broadcast(base, lanes_->width));
-  llvm::Value* loaded =
-      builder_.CreateMaskedGather(type, safe, align, allLanes(lanes_->width), zero);
-  return builder_.CreateSelect(mask, loaded, zero);
-}
-
-void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, llvm::Value* value) {
-  llvm::Value* base = bufferPointer(buffer);
-  llvm::Type* element = storageType(buffer->dtype);
-  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
-  if (buffer->dtype == DataType::Bool)
-    value = builder_.CreateZExt(value, shapedLike(element, value));
-  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
-    value = broadcast(value, lanes_->width);
-    llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitLaneZeroIndex(index));
-    if (lanes_->mask)
-      builder_.CreateMaskedStore(value, address, align, lanes_->mask);
-    else
-      builder_.CreateAlignedStore(value, address, align);
-    return;
-  }
-  llvm::Value* address = builder_.CreateInBoundsGEP(element, base, emitIndex(index));
-  if (lanes_ &&
-      (address->getType()->isVectorTy() || value->getType()->isVectorTy() || lanes_->mask)) {
-    // A scatter writes lanes in order, so where lanes share an address the last one wins, as
-    // in sequential execution.
-    builder_.CreateMaskedScatter(broadcast(value, lanes_->width), broadcast(address, lanes_->width),
-                                 align, lanes_->mask ? lanes_->mask : allLanes(lanes_->width));
-    return;
-  }
-  builder_.CreateAlignedStore(value, address, align);
-}
-
 llvm::Value* KernelEmitter::emitChoice(llvm::Value* condition,
                                        const std::function<llvm::Value*()>& whenTrue,
                                        const std::function<llvm::Value*()>& whenFalse, bool lazy) {
@@ -570,31 +480,6 @@ llvm::Value* KernelEmitter::emitChoice(llvm::Value* condition,
   phi->addIncoming(a, trueEnd);
   phi->addIncoming(b, falseEnd);
   return phi;
-}
-
-llvm::Value* KernelEmitter::emitChosenLoad(const Expr& choice) {
-  // The address is chosenBase + referenceIndex, where each side's base is its buffer moved by
-  // its index minus the reference index (the first side's). Concat's sides index alike but
-  // for a constant, so LLVM folds each base to a constant offset, computes the chosen base
-  // once for all elements that share the condition, and sees their loads as consecutive.
-  const Expr* reference = &choice;
-  while ((*reference)->kind == ExprKind::Select)
-    reference = &(*reference)->operands[1];
-  llvm::Value* referenceIndex = emitIndex((*reference)->operands[0]);
-  llvm::Type* element = storageType(choice->dtype);
-  std::function<llvm::Value*(const Expr&)> baseOf = [&](const Expr& expr) -> llvm::Value* {
-    if (expr->kind == ExprKind::BufferLoad) {
-      // Not inbounds: a base may lie outside its buffer; only the final address is inside.
-      llvm::Value* shift = builder_.CreateSub(emitIndex(expr->operands[0]), referenceIndex);
-      return builder_.CreateGEP(element, bufferPointer(expr->buffer), shift);
-    }
-    llvm::Value* condition = emitExpr(expr->operands[0]);
-    llvm::Value* whenTrue = baseOf(expr->operands[1]);
-    return builder_.CreateSelect(condition, whenTrue, baseOf(expr->operands[2]));
-  };
-  llvm::Value* address = builder_.CreateGEP(element, baseOf(choice), referenceIndex);
-  const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
-  return fromStorage(builder_.CreateAlignedLoad(element, address, align), choice->dtype);
 }
 
 bool KernelEmitter::dependsOnUnrolledLoop(const Expr& expr) const {

@@ -242,6 +242,7 @@ void KernelEmitter::emitParallelFor(const te::StmtNode& loop) {
       "clustune_parallel_for",
       llvm::FunctionType::get(builder_.getInt32Ty(), {i64, pointer, pointer}, false));
   builder_.CreateCall(parallelFor, {builder_.getInt64(loop.extent), wrapper, closure});
+  forgetMemory();
 }
 
 } // namespace clustune::codegen

@@ -1,7 +1,9 @@
 // Internal to lib/codegen/cpu (includes LLVM; never include it from a public header): the
 // translation of one te::LoweredFunction into LLVM IR functions of a module. Statements are
 // emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp, function frames (the kernel's
-// entry point and outlined parallel bodies) by FunctionEmitter.cpp.
+// entry point and outlined parallel bodies) by FunctionEmitter.cpp, loads and stores by
+// MemoryEmitter.cpp, index sums by IndexEmitter.cpp; ValueNumbering.cpp shares what the copies
+// of an unrolled body compute alike.
 //
 // Vectorized loops run as vector lanes: while one is emitted, `lanes_` is set, the loop variable
 // is bound to the vector <base, base+1, ...>, and every expression yields either a scalar (the
@@ -15,6 +17,7 @@
 #include <functional>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -23,6 +26,18 @@ class TargetMachine;
 }
 
 namespace clustune::codegen {
+
+// The lanes of a vector value, 0 for a scalar.
+inline unsigned laneCount(llvm::Value* value) {
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(value->getType());
+  return vector ? vector->getNumElements() : 0;
+}
+
+// The scalar type `scalar`, as a vector when `like` is one.
+inline llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
+  const unsigned lanes = laneCount(like);
+  return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+}
 
 class KernelEmitter {
 public:
@@ -70,19 +85,22 @@ private:
   llvm::Value* emitExpr(const te::Expr& expr);
   llvm::Value* emitIndex(const te::Expr& index); // as i64 (scalar or vector)
   llvm::Value* emitArithmetic(const te::ExprNode& node);
+  llvm::Value* emitIntegerArithmetic(te::ExprKind kind, graph::DataType dtype, llvm::Value* a,
+                                     llvm::Value* b, bool nonNegativeDividend);
   llvm::Value* emitComparison(const te::ExprNode& node);
   llvm::Value* emitCall(const te::ExprNode& node);
-  llvm::Value* emitBufferLoad(const te::ExprNode& node);
   // cond ? whenTrue() : whenFalse(), evaluating only the chosen side when `lazy` (per lane
   // under a mask when the condition differs between lanes).
   llvm::Value* emitChoice(llvm::Value* condition, const std::function<llvm::Value*()>& whenTrue,
                           const std::function<llvm::Value*()>& whenFalse, bool lazy);
-  // The value of a Select between loads (isLoadChoice): one load from a selected address.
-  llvm::Value* emitChosenLoad(const te::Expr& choice);
   // Whether expr differs between the copies of a loop body that emitUnrolledFor emits.
   bool dependsOnUnrolledLoop(const te::Expr& expr) const;
   llvm::Value* convert(llvm::Value* value, te::DataType from, te::DataType to);
+
+  // MemoryEmitter.cpp
   llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
+  // The value of a Select between loads (isLoadChoice): one load from a selected address.
+  llvm::Value* emitChosenLoad(const te::Expr& choice);
   // A gather of the active lanes of `addresses` (a vector of pointers into `base`'s buffer).
   llvm::Value* emitGather(llvm::VectorType* type, llvm::Value* addresses, llvm::Value* base,
                           llvm::Align align);
@@ -90,12 +108,45 @@ private:
   // The flat index with the vectorized loop variable replaced by its lane-0 value.
   llvm::Value* emitLaneZeroIndex(const te::Expr& index);
 
+  // IndexEmitter.cpp
+  struct AffineValue {
+    struct Term {
+      llvm::Value* value;
+      std::int64_t coefficient;
+    };
+    std::vector<Term> terms;
+    std::int64_t constant = 0;
+  };
+  // An int64 Add, Sub or Mul, as Σ coefficient·value + constant with its run-time part shared.
+  llvm::Value* emitIntegerSum(const te::Expr& expr);
+  void gatherAffineTerms(const te::Expr& expr, std::int64_t coefficient, AffineValue& sum);
+
+  // ValueNumbering.cpp
+  // create()'s value, or the value an earlier call made for the same operation on the same
+  // operands in the current block.
+  // `operation` is an ExprKind (arithmetic) or a NumberedKind; `type` tells results of the same
+  // operation on the same operands apart (a GEP's element type, a cast's result type).
+  llvm::Value* numbered(int operation, llvm::Value* left, llvm::Value* right,
+                        const std::function<llvm::Value*()>& create, llvm::Type* type = nullptr);
+  enum NumberedKind : int { kAddress = 1 << 16, kBroadcast, kTruncate, kCompare };
+  llvm::Value* numberedAddress(llvm::Type* element, llvm::Value* base, llvm::Value* index);
+  // The same for a load (mask null) or masked load or gather (mask null when all lanes load)
+  // of `buffer` at `address`, unless the buffer may have been written since.
+  llvm::Value* numberedLoad(const te::BufferNode* buffer, llvm::Value* address, llvm::Type* type,
+                            llvm::Value* mask, const std::function<llvm::Value*()>& create);
+  // After a store (mask null) or masked store or scatter of `value` to `buffer`.
+  void rememberStore(const te::BufferNode* buffer, llvm::Value* address, llvm::Value* value,
+                     llvm::Value* mask);
+  // After code that may write any buffer.
+  void forgetMemory();
+
   // Types and lanes.
   llvm::Type* registerType(te::DataType dtype);
   llvm::Type* storageType(te::DataType dtype);
   // A value loaded as storageType(dtype), in registerType(dtype).
   llvm::Value* fromStorage(llvm::Value* loaded, te::DataType dtype);
   llvm::Value* broadcast(llvm::Value* value, unsigned width);
+  llvm::Value* splat(llvm::Value* value, unsigned width); // broadcast's instructions
   // Broadcasts whichever of the two is scalar when the other is a vector.
   void matchLanes(llvm::Value*& left, llvm::Value*& right);
   llvm::Value* lanesOf(llvm::Value* scalarOrVector, llvm::Value* like);
@@ -115,6 +166,13 @@ private:
   std::optional<VectorLanes> lanes_;
   std::vector<const te::VarNode*> unrolledVars_; // of the loops being unrolled, outermost first
   int autoUnrollMaxStep_ = 0; // from the innermost enclosing auto_unroll_max_step pragma
+  using NumberedOperation = std::tuple<const llvm::BasicBlock*, int, const llvm::Value*,
+                                       const llvm::Value*, const llvm::Type*>;
+  std::map<NumberedOperation, llvm::Value*> numberedOperations_;
+  // Per buffer: block, address, loaded type, mask.
+  using MemoryKey = std::tuple<const llvm::BasicBlock*, const llvm::Value*, const llvm::Type*,
+                               const llvm::Value*>;
+  std::unordered_map<const te::BufferNode*, std::map<MemoryKey, llvm::Value*>> knownMemory_;
   int outlinedCount_ = 0;
 };
 

@@ -101,6 +101,38 @@ bool dependsOn(const Expr& expr, const te::VarNode* var) {
                      [&](const Expr& operand) { return dependsOn(operand, var); });
 }
 
+bool isNonNegative(const Expr& expr) {
+  const te::ExprNode& node = *expr;
+  const auto operandsNonNegative = [&] {
+    return std::all_of(node.operands.begin(), node.operands.end(), isNonNegative);
+  };
+  switch (node.kind) {
+  case ExprKind::IntImm:
+    return node.intValue >= 0;
+  case ExprKind::Variable:
+    return true;
+  case ExprKind::Add:
+  case ExprKind::Mul:
+  case ExprKind::Min:
+  case ExprKind::Max:
+    return !graph::isFloatingPoint(node.dtype) && operandsNonNegative();
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod:
+    return !graph::isFloatingPoint(node.dtype) && node.operands[1]->kind == ExprKind::IntImm &&
+           node.operands[1]->intValue > 0 && isNonNegative(node.operands[0]);
+  case ExprKind::Select:
+    return isNonNegative(node.operands[1]) && isNonNegative(node.operands[2]);
+  case ExprKind::Cast: {
+    const graph::DataType from = node.operands[0]->dtype;
+    const bool widening = graph::dataTypeBytes(from) <= graph::dataTypeBytes(node.dtype);
+    return !graph::isFloatingPoint(from) && !graph::isFloatingPoint(node.dtype) &&
+           from != graph::DataType::Bool && widening && isNonNegative(node.operands[0]);
+  }
+  default:
+    return false;
+  }
+}
+
 std::optional<std::int64_t> linearCoefficient(const Expr& expr, const te::VarNode* var) {
   switch (expr->kind) {
   case ExprKind::IntImm:

@@ -22,6 +22,11 @@ bool dependsOn(const te::Expr& expr, const te::VarNode* var);
 // nullopt for anything else (var * n for a variable n, floordiv(var, 2), a load indexed by var).
 std::optional<std::int64_t> linearCoefficient(const te::Expr& expr, const te::VarNode* var);
 
+// Whether an integer expression is provably at least 0: loop variables (every loop of a lowered
+// nest counts up from 0) and non-negative constants, combined by +, ×, floordiv and floormod by
+// a positive constant, min, max and casts between integer types that keep the value.
+bool isNonNegative(const te::Expr& expr);
+
 // Same tree, same variables and buffers (by identity), same immediates.
 bool structurallyEqual(const te::Expr& left, const te::Expr& right);
 

@@ -68,7 +68,10 @@ void KernelEmitter::emitFor(const te::StmtNode& loop) {
   };
   switch (loop.forKind) {
   case te::ForKind::Serial:
-    if (autoUnrollMaxStep_ > 0 && unrollStepCount(loop.body) <= autoUnrollMaxStep_ / loop.extent)
+    // A loop of one iteration (a split factor of 1) is its body, whatever its kind: a loop
+    // would only give LLVM more blocks to clean up.
+    if (loop.extent == 1 ||
+        (autoUnrollMaxStep_ > 0 && unrollStepCount(loop.body) <= autoUnrollMaxStep_ / loop.extent))
       emitUnrolledFor(loop);
     else
       serial(false);
@@ -85,7 +88,9 @@ void KernelEmitter::emitFor(const te::StmtNode& loop) {
       emitVectorizedFor(loop);
     break;
   case te::ForKind::Parallel:
-    if (lanes_) // vectorizationBlocker keeps parallel loops out of lanes; stay correct anyway
+    if (loop.extent == 1)
+      emitUnrolledFor(loop);
+    else if (lanes_) // vectorizationBlocker keeps parallel loops out of lanes; stay correct anyway
       serial(false);
     else
       emitParallelFor(loop);
