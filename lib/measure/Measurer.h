@@ -34,9 +34,9 @@ struct MeasureOptions {
   double referenceTimeoutSeconds = 600; // for one run of a naive kernel
   // A candidate whose warm-up run takes more than this many times the best cost measured so
   // far for its task is timed by one run instead of every repeat (TimingOptions::
-  // slowRunSeconds): it cannot be a best schedule, and slow candidates took most of the
-  // running time. 0 times every candidate fully.
-  double slowCandidateFactor = 10;
+  // slowRunSeconds): it cannot be a best schedule, its label is below 1/factor, and slow
+  // candidates took most of the running time. 0 times every candidate fully.
+  double slowCandidateFactor = 3;
 };
 
 // Wall seconds spent in each part of measuring, summed over a Measurer's life: building the

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
   int batchSize = 16;
-  double timeBudget = 0, timeout = 10, buildTimeout = 30, slowFactor = 10;
+  double timeBudget = 0, timeout = 10, buildTimeout = 30, slowFactor = 3;
   std::int64_t maxRecords = 0;
   measure::TimingOptions timing{.number = 1, .repeat = 3, .minRepeatMs = 10, .cacheFlush = false};
   app.add_option("tasks", tasksPath, "tasks.jsonl from clustune-partition ('-' reads stdin)")
