@@ -2,15 +2,17 @@
 #include "executor/ReferenceKernel.h"
 
 #include "executor/CompiledKernel.h"
+#include "schedule/NaiveSchedule.h"
+#include "te/LowerTask.h"
 
 namespace clustune::executor {
 
 ReferenceKernelFactory::ReferenceKernelFactory(codegen::CpuTarget target,
                                                std::int64_t interpreterMaxFlops)
     : interpreterMaxFlops_(interpreterMaxFlops), interpreter_(makeInterpreterKernelFactory()),
-      naive_(std::make_unique<CompiledKernelFactory>(std::move(target), [](const std::string&) {
-        return std::optional(std::vector<schedule::Step>{});
-      })) {}
+      naive_(std::make_unique<CompiledKernelFactory>(
+          std::move(target),
+          [this](const std::string& key) { return std::optional(naiveSteps_.at(key)); })) {}
 
 ReferenceKernelFactory::~ReferenceKernelFactory() = default;
 
@@ -20,6 +22,7 @@ std::unique_ptr<TaskKernel> ReferenceKernelFactory::create(const graph::Task& ta
     return interpreter_->create(task);
   }
   ++compiled_;
+  naiveSteps_[task.key] = schedule::naiveSchedule(te::lowerTask(task));
   return naive_->create(task);
 }
 

@@ -2,7 +2,9 @@
 #include "measure/Measurer.h"
 
 #include "measure/Correctness.h"
+#include "schedule/NaiveSchedule.h"
 #include "support/Error.h"
+#include "te/LowerTask.h"
 
 #include <algorithm>
 #include <chrono>
@@ -63,7 +65,8 @@ const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
 
 std::optional<std::vector<te::TensorData>> Measurer::compiledNaiveOutputs(const graph::Task& task,
                                                                           std::string& why) {
-  const BuildResult built = buildCandidate({.task = task, .steps = {}}, target_);
+  const BuildResult built = buildCandidate(
+      {.task = task, .steps = schedule::naiveSchedule(te::lowerTask(task))}, target_);
   if (!built.ok()) {
     why = built.error + ": " + built.errorDetail;
     return std::nullopt;
