@@ -45,8 +45,7 @@ const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
     return found->second;
   ScopedSeconds timed(profile_.reference);
   Reference reference;
-  const bool large = options_.interpreterReferenceMaxFlops > 0 &&
-                     task.flops > options_.interpreterReferenceMaxFlops;
+  const bool large = hasCompiledReference(task);
   std::string whyNotCompiled;
   if (auto outputs = large ? compiledNaiveOutputs(task, whyNotCompiled) : std::nullopt) {
     reference.outputs = std::move(*outputs);
@@ -63,10 +62,21 @@ const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
   return references_.emplace(key, std::move(reference)).first->second;
 }
 
+bool Measurer::hasCompiledReference(const graph::Task& task) const {
+  return options_.interpreterReferenceMaxFlops > 0 &&
+         task.flops > options_.interpreterReferenceMaxFlops;
+}
+
 std::optional<std::vector<te::TensorData>> Measurer::compiledNaiveOutputs(const graph::Task& task,
                                                                           std::string& why) {
-  const BuildResult built = buildCandidate(
-      {.task = task, .steps = schedule::naiveSchedule(te::lowerTask(task))}, target_);
+  BuildResult built;
+  if (auto prebuilt = naiveBuilds_.find(workloadKey(task)); prebuilt != naiveBuilds_.end()) {
+    built = std::move(prebuilt->second);
+    naiveBuilds_.erase(prebuilt);
+  } else {
+    built = buildCandidate({.task = task, .steps = schedule::naiveSchedule(te::lowerTask(task))},
+                           target_);
+  }
   if (!built.ok()) {
     why = built.error + ": " + built.errorDetail;
     return std::nullopt;
@@ -132,12 +142,31 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
       if (const auto fault = faults_.find(++candidatesMeasured_); fault != faults_.end())
         input.fault = fault->second;
   }
+  // The naive kernels of tasks whose reference will be needed are built with the batch, on the
+  // same cores, instead of one by one when the first candidate is checked.
+  std::vector<MeasureInput> toBuild = faults_.empty() ? inputs : planted;
+  std::vector<std::string> naiveKeys;
+  if (options_.checkCorrectness)
+    for (const MeasureInput& input : inputs) {
+      const std::string key = workloadKey(input.task);
+      if (!hasCompiledReference(input.task) || references_.count(key) || naiveBuilds_.count(key) ||
+          std::find(naiveKeys.begin(), naiveKeys.end(), key) != naiveKeys.end())
+        continue;
+      try {
+        toBuild.push_back(
+            {.task = input.task, .steps = schedule::naiveSchedule(te::lowerTask(input.task))});
+        naiveKeys.push_back(key);
+      } catch (const std::exception&) {
+        // A task that does not lower fails as a candidate; its reference says why later.
+      }
+    }
   std::vector<BuildResult> built;
   {
     ScopedSeconds timed(profile_.build);
-    built = build(faults_.empty() ? inputs : planted, target_, options_.buildParallelism,
-                  options_.buildTimeoutSeconds);
+    built = build(toBuild, target_, options_.buildParallelism, options_.buildTimeoutSeconds);
   }
+  for (std::size_t k = 0; k < naiveKeys.size(); ++k)
+    naiveBuilds_[naiveKeys[k]] = std::move(built[inputs.size() + k]);
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)

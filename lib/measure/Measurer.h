@@ -59,7 +59,10 @@ public:
   MeasureResult measureBuilt(const graph::Task& task, const BuildResult& built);
 
   // Drops the cached reference outputs (a campaign moving on to the next task frees them).
-  void forgetReferences() { references_.clear(); }
+  void forgetReferences() {
+    references_.clear();
+    naiveBuilds_.clear();
+  }
 
   Runner& runner() { return runner_; }
   const MeasureProfile& profile() const { return profile_; }
@@ -75,11 +78,16 @@ private:
                                                                   std::string& why);
   // Computed on first use and kept per workload key: every candidate of a task shares it.
   const Reference& referenceFor(const graph::Task& task);
+  // Whether the task's reference is the compiled naive schedule rather than the interpreter.
+  bool hasCompiledReference(const graph::Task& task) const;
 
   codegen::CpuTarget target_;
   MeasureOptions options_;
   Runner runner_;
   std::map<std::string, Reference> references_;
+  // Naive kernels built along with a batch of their task's candidates, by workload key, until
+  // the reference is computed.
+  std::map<std::string, BuildResult> naiveBuilds_;
   std::map<std::string, double> bestCost_; // per workload key: the fastest mean cost so far
   // Faults CLUSTUNE_MEASURE_FAULTS plants by candidate number (tests only, FaultInjection.h).
   std::map<long, InjectedFault> faults_;
