@@ -14,19 +14,41 @@
 namespace clustune::measure {
 namespace {
 
-// The inputs of the last task run here: the candidates of a task come one after another, and
-// drawing a large task's inputs took a tenth of the worker's time. Kernels receive copies.
-const std::vector<te::TensorData>& inputsFor(const RunRequest& request) {
-  static std::vector<ArgumentSpec> arguments;
-  static std::uint64_t seed = 0;
-  static std::vector<te::TensorData> inputs;
-  if (inputs.empty() || seed != request.seed || arguments != request.arguments) {
-    inputs = generateInputs(request.arguments, request.seed);
-    arguments = request.arguments;
-    seed = request.seed;
+// The arguments of the last task run here: its candidates come one after another. Drawing a
+// large task's inputs took a tenth of the worker's time, and fresh buffers made every
+// candidate's warm-up run fault in their pages. Each candidate gets the inputs copied afresh
+// and zeroed outputs, as new buffers would be.
+class TaskArguments {
+public:
+  std::vector<void*> prepare(const RunRequest& request) {
+    if (buffers_.empty() || seed_ != request.seed || specs_ != request.arguments) {
+      inputs_ = generateInputs(request.arguments, request.seed);
+      buffers_.clear();
+      for (const ArgumentSpec& spec : request.arguments)
+        buffers_.emplace_back(te::TensorData(spec.dtype, spec.shape).byteSize());
+      specs_ = request.arguments;
+      seed_ = request.seed;
+    }
+    std::size_t input = 0;
+    std::vector<void*> pointers;
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      runtime::AlignedBuffer& buffer = buffers_[i];
+      if (specs_[i].isOutput)
+        std::memset(buffer.data(), 0, buffer.size());
+      else
+        std::memcpy(buffer.data(), inputs_[input++].data(), buffer.size());
+      pointers.push_back(buffer.data());
+    }
+    return pointers;
   }
-  return inputs;
-}
+  const runtime::AlignedBuffer& buffer(std::size_t argument) const { return buffers_[argument]; }
+
+private:
+  std::vector<ArgumentSpec> specs_;
+  std::uint64_t seed_ = 0;
+  std::vector<te::TensorData> inputs_;
+  std::vector<runtime::AlignedBuffer> buffers_; // one per argument, in order
+};
 
 } // namespace
 
@@ -36,25 +58,16 @@ RunResponse executeRunRequest(const RunRequest& request) {
     if (request.threads > 0 && runtime::ThreadPool::global().threadCount() != request.threads)
       runtime::ThreadPool::global().setThreadCount(request.threads);
     const codegen::LoadedKernel kernel(request.objectBytes, request.functionName);
-    // Inputs are generated, then copied into aligned buffers like those the executor runs on.
-    const std::vector<te::TensorData>& inputs = inputsFor(request);
-    std::vector<runtime::AlignedBuffer> buffers;
-    for (const te::TensorData& input : inputs) {
-      buffers.emplace_back(input.byteSize());
-      std::memcpy(buffers.back().data(), input.data(), input.byteSize());
-    }
-    for (const ArgumentSpec& spec : request.arguments)
-      if (spec.isOutput)
-        buffers.emplace_back(te::TensorData(spec.dtype, spec.shape).byteSize());
-    std::vector<void*> pointers;
-    for (runtime::AlignedBuffer& buffer : buffers)
-      pointers.push_back(buffer.data());
+    static TaskArguments arguments;
+    std::vector<void*> pointers = arguments.prepare(request);
     response.costs = timeRuns([&] { kernel.run(pointers.data()); }, request.timing);
     if (request.returnOutputs)
       for (std::size_t i = 0; i < request.arguments.size(); ++i)
-        if (request.arguments[i].isOutput)
-          response.outputBytes.emplace_back(reinterpret_cast<const char*>(buffers[i].data()),
-                                            buffers[i].size());
+        if (request.arguments[i].isOutput) {
+          const runtime::AlignedBuffer& output = arguments.buffer(i);
+          response.outputBytes.emplace_back(reinterpret_cast<const char*>(output.data()),
+                                            output.size());
+        }
   } catch (const std::exception& error) {
     response = RunResponse{.error = errors::kRuntime, .errorDetail = error.what()};
   }
