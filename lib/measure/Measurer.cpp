@@ -32,6 +32,11 @@ std::string workloadKey(const graph::Task& task) {
   return task.key.empty() ? graph::computeTaskKey(task) : task.key;
 }
 
+// The task's naive kernel, the reference of tasks too large to interpret.
+MeasureInput naiveCandidate(const graph::Task& task) {
+  return {.task = task, .steps = schedule::naiveSchedule(te::lowerTask(task))};
+}
+
 } // namespace
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
@@ -74,8 +79,7 @@ std::optional<std::vector<te::TensorData>> Measurer::compiledNaiveOutputs(const 
     built = std::move(prebuilt->second);
     naiveBuilds_.erase(prebuilt);
   } else {
-    built = buildCandidate({.task = task, .steps = schedule::naiveSchedule(te::lowerTask(task))},
-                           target_);
+    built = buildCandidate(naiveCandidate(task), target_);
   }
   if (!built.ok()) {
     why = built.error + ": " + built.errorDetail;
@@ -144,7 +148,7 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
   }
   // The naive kernels of tasks whose reference will be needed are built with the batch, on the
   // same cores, instead of one by one when the first candidate is checked.
-  std::vector<MeasureInput> toBuild = faults_.empty() ? inputs : planted;
+  std::vector<MeasureInput> toBuild = faults_.empty() ? inputs : std::move(planted);
   std::vector<std::string> naiveKeys;
   if (options_.checkCorrectness)
     for (const MeasureInput& input : inputs) {
@@ -153,8 +157,7 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
           std::find(naiveKeys.begin(), naiveKeys.end(), key) != naiveKeys.end())
         continue;
       try {
-        toBuild.push_back(
-            {.task = input.task, .steps = schedule::naiveSchedule(te::lowerTask(input.task))});
+        toBuild.push_back(naiveCandidate(input.task));
         naiveKeys.push_back(key);
       } catch (const std::exception&) {
         // A task that does not lower fails as a candidate; its reference says why later.

@@ -236,52 +236,50 @@ llvm::Value* KernelEmitter::emitArithmetic(const te::ExprNode& node) {
 
 llvm::Value* KernelEmitter::emitIntegerArithmetic(ExprKind kind, DataType dtype, llvm::Value* a,
                                                   llvm::Value* b, bool nonNegativeDividend) {
-  {
-    const bool isSignedType = isSigned(dtype);
-    // Index arithmetic is int64 and never wraps; saying so lets LLVM reason about addresses.
-    const bool noSignedWrap = dtype == DataType::Int64;
-    switch (kind) {
-    case ExprKind::Add:
-      return builder_.CreateAdd(a, b, "", false, noSignedWrap);
-    case ExprKind::Sub:
-      return builder_.CreateSub(a, b, "", false, noSignedWrap);
-    case ExprKind::Mul:
-      return builder_.CreateMul(a, b, "", false, noSignedWrap);
-    case ExprKind::Div:
-      return isSignedType ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
-    case ExprKind::FloorDiv:
-    case ExprKind::FloorMod: {
-      const bool isDiv = kind == ExprKind::FloorDiv;
-      auto* constantDivisor = llvm::dyn_cast<llvm::ConstantInt>(b);
-      const bool positiveDivisor =
-          constantDivisor && constantDivisor->getValue().isStrictlyPositive();
-      // Loop variables and what they build without subtraction are never negative (a fused or
-      // split loop's index), and then no rounding correction is needed.
-      if (!isSignedType || (nonNegativeDividend && positiveDivisor))
-        return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
-      llvm::Value* quotient = builder_.CreateSDiv(a, b);
-      llvm::Value* remainder = builder_.CreateSRem(a, b);
-      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      // The truncating quotient is one too large when the remainder is non-zero and its sign
-      // differs from the divisor's; for the usual positive constant divisor that is r < 0.
-      llvm::Value* adjust =
-          positiveDivisor
-              ? builder_.CreateICmpSLT(remainder, zero)
-              : builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero),
-                                   builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero));
-      if (isDiv)
-        return builder_.CreateSub(quotient, builder_.CreateZExt(adjust, a->getType()));
-      return builder_.CreateAdd(remainder, builder_.CreateSelect(adjust, b, zero));
-    }
-    case ExprKind::Min:
-      return builder_.CreateBinaryIntrinsic(
-          isSignedType ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
-    case ExprKind::Max:
-      return builder_.CreateBinaryIntrinsic(
-          isSignedType ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
-    default:
-      break;
-    }
+  const bool isSignedType = isSigned(dtype);
+  // Index arithmetic is int64 and never wraps; saying so lets LLVM reason about addresses.
+  const bool noSignedWrap = dtype == DataType::Int64;
+  switch (kind) {
+  case ExprKind::Add:
+    return builder_.CreateAdd(a, b, "", false, noSignedWrap);
+  case ExprKind::Sub:
+    return builder_.CreateSub(a, b, "", false, noSignedWrap);
+  case ExprKind::Mul:
+    return builder_.CreateMul(a, b, "", false, noSignedWrap);
+  case ExprKind::Div:
+    return isSignedType ? builder_.CreateSDiv(a, b) : builder_.CreateUDiv(a, b);
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod: {
+    const bool isDiv = kind == ExprKind::FloorDiv;
+    auto* constantDivisor = llvm::dyn_cast<llvm::ConstantInt>(b);
+    const bool positiveDivisor =
+        constantDivisor && constantDivisor->getValue().isStrictlyPositive();
+    // Loop variables and what they build without subtraction are never negative (a fused or
+    // split loop's index), and then no rounding correction is needed.
+    if (!isSignedType || (nonNegativeDividend && positiveDivisor))
+      return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+    llvm::Value* quotient = builder_.CreateSDiv(a, b);
+    llvm::Value* remainder = builder_.CreateSRem(a, b);
+    llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+    // The truncating quotient is one too large when the remainder is non-zero and its sign
+    // differs from the divisor's; for the usual positive constant divisor that is r < 0.
+    llvm::Value* adjust =
+        positiveDivisor
+            ? builder_.CreateICmpSLT(remainder, zero)
+            : builder_.CreateAnd(builder_.CreateICmpNE(remainder, zero),
+                                 builder_.CreateICmpSLT(builder_.CreateXor(remainder, b), zero));
+    if (isDiv)
+      return builder_.CreateSub(quotient, builder_.CreateZExt(adjust, a->getType()));
+    return builder_.CreateAdd(remainder, builder_.CreateSelect(adjust, b, zero));
+  }
+  case ExprKind::Min:
+    return builder_.CreateBinaryIntrinsic(
+        isSignedType ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+  case ExprKind::Max:
+    return builder_.CreateBinaryIntrinsic(
+        isSignedType ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+  default:
+    break;
   }
   assert(false && "not an arithmetic expression");
   return nullptr;

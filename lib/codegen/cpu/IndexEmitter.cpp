@@ -89,25 +89,26 @@ llvm::Value* KernelEmitter::emitIntegerSum(const Expr& expr) {
                     [&] { return builder_.CreateAdd(left, right, "", false, true); });
   };
   llvm::Value* total = nullptr;
-  llvm::Value* constant = builder_.getInt64(sum.constant);
+  const auto accumulate = [&](llvm::Value* term) { total = total ? add(total, term) : term; };
+  // The constant joins the scalar part, if any, before the vector terms: a gather's lane
+  // indices stay splat(scalar) + <lane offsets>, which LLVM narrows to 32-bit indices.
+  bool constantAdded = sum.constant == 0;
   for (const AffineValue::Term& term : sum.terms) {
-    // The constant joins the scalar part, before the vector terms: a gather's lane indices
-    // stay splat(scalar) + <lane offsets>, which LLVM narrows to 32-bit indices.
-    if (term.value->getType()->isVectorTy() && sum.constant != 0 && total) {
-      total = add(total, constant);
-      constant = nullptr;
+    if (!constantAdded && total && term.value->getType()->isVectorTy()) {
+      accumulate(builder_.getInt64(sum.constant));
+      constantAdded = true;
     }
-    llvm::Value* scaled = term.value;
-    if (term.coefficient != 1) {
-      llvm::Value* factor = lanesOf(builder_.getInt64(term.coefficient), term.value);
-      scaled = numbered(static_cast<int>(ExprKind::Mul), term.value, factor,
-                        [&] { return builder_.CreateMul(term.value, factor, "", false, true); });
+    if (term.coefficient == 1) {
+      accumulate(term.value);
+      continue;
     }
-    total = total ? add(total, scaled) : scaled;
+    llvm::Value* factor = lanesOf(builder_.getInt64(term.coefficient), term.value);
+    accumulate(numbered(static_cast<int>(ExprKind::Mul), term.value, factor,
+                        [&] { return builder_.CreateMul(term.value, factor, "", false, true); }));
   }
-  if (!total)
-    return constant;
-  return !constant || sum.constant == 0 ? total : add(total, constant);
+  if (!constantAdded)
+    accumulate(builder_.getInt64(sum.constant));
+  return total ? total : builder_.getInt64(0);
 }
 
 } // namespace clustune::codegen

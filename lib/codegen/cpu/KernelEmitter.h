@@ -123,9 +123,9 @@ private:
 
   // ValueNumbering.cpp
   // create()'s value, or the value an earlier call made for the same operation on the same
-  // operands in the current block.
-  // `operation` is an ExprKind (arithmetic) or a NumberedKind; `type` tells results of the same
-  // operation on the same operands apart (a GEP's element type, a cast's result type).
+  // operands in the current block. `operation` is an ExprKind (arithmetic) or a NumberedKind;
+  // `type` tells results of the same operation on the same operands apart (a GEP's element
+  // type, a cast's result type).
   llvm::Value* numbered(int operation, llvm::Value* left, llvm::Value* right,
                         const std::function<llvm::Value*()>& create, llvm::Type* type = nullptr);
   enum NumberedKind : int { kAddress = 1 << 16, kBroadcast, kTruncate, kCompare };
