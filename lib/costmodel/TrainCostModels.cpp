@@ -8,9 +8,9 @@
 #include "measure/RecordLog.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
 #include <set>
@@ -93,7 +93,7 @@ ClusterInit clusterInitFromName(const std::string& name) {
 }
 
 nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   const bool wantClusters = request.mode != TrainMode::Global;
   if (wantClusters && request.clusterFile.empty())
     throw Error("--mode cluster and --mode both need --clusters clusters.json");
@@ -234,7 +234,7 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
     meta["routing"] = nullptr;
   }
   meta["models"] = models;
-  meta["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  meta["seconds"] = secondsSince(start);
   OutputFile metaFile(outputPath("meta.json"));
   metaFile.stream() << meta.dump(2) << '\n';
   metaFile.commit();

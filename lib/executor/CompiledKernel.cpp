@@ -10,9 +10,9 @@
 #include "schedule/Lower.h"
 #include "schedule/State.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 #include "te/LowerTask.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
@@ -58,7 +58,7 @@ CompiledKernelFactory::CompiledKernelFactory(codegen::CpuTarget target, Schedule
 CompiledKernelFactory::~CompiledKernelFactory() = default;
 
 std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& task) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   const te::Workload workload = te::lowerTask(task);
   std::optional<std::vector<schedule::Step>> steps;
   if (scheduleFor_)
@@ -81,8 +81,7 @@ std::unique_ptr<TaskKernel> CompiledKernelFactory::create(const graph::Task& tas
                   (outcome.errorDetail.empty() ? "" : " (" + outcome.errorDetail + ")"));
   }
   codegen::LoadedKernel kernel(object, functionName);
-  compileSeconds_.push_back(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  compileSeconds_.push_back(secondsSince(start));
   spdlog::debug("compiled task {} ({}) in {:.3f} s", task.key, task.anchor, compileSeconds_.back());
   return std::make_unique<CompiledKernel>(std::move(kernel), function.arguments.size());
 }

@@ -2,9 +2,9 @@
 #include "executor/ModelBenchmark.h"
 
 #include "support/Statistics.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -17,10 +17,9 @@ LatencyReport measureLatency(const ModelExecutor& executor,
   std::vector<std::vector<double>> occurrenceSamples(executor.occurrences().size());
   std::vector<double> occurrenceSeconds;
   for (int run = 0; run < repeat; ++run) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = SteadyClock::now();
     executor.run(inputs, perTask ? &occurrenceSeconds : nullptr);
-    report.runSeconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    report.runSeconds.push_back(secondsSince(start));
     for (std::size_t i = 0; perTask && i < occurrenceSeconds.size(); ++i)
       occurrenceSamples[i].push_back(occurrenceSeconds[i]);
   }

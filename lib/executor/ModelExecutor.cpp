@@ -3,8 +3,8 @@
 
 #include "support/Error.h"
 #include "support/Random.h"
+#include "support/Stopwatch.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <spdlog/spdlog.h>
@@ -158,15 +158,14 @@ std::vector<te::TensorData> ModelExecutor::run(const std::vector<te::TensorData>
                     "' has no data: provide it or generate weights");
       binding.inputs[k].data = const_cast<void*>(found->second->data());
     }
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = SteadyClock::now();
     try {
       kernels_.at(occurrence.key)->run(binding.inputs, binding.outputs);
     } catch (const Error& error) {
       throw error.withContext({.task = occurrence.key});
     }
     if (occurrenceSeconds)
-      (*occurrenceSeconds)[step] =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      (*occurrenceSeconds)[step] = secondsSince(start);
   }
   std::vector<te::TensorData> outputs;
   for (graph::ValueId id : model_.outputs) {

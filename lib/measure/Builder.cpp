@@ -6,10 +6,10 @@
 #include "runtime/ThreadPool.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
+#include "support/Stopwatch.h"
 #include "te/LowerTask.h"
 
 #include <atomic>
-#include <chrono>
 
 namespace clustune::measure {
 namespace {
@@ -22,7 +22,7 @@ std::string kernelName(const graph::Task& task) {
 } // namespace
 
 BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& target) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   BuildResult result;
   result.functionName = kernelName(input.task);
   try {
@@ -46,8 +46,7 @@ BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& 
   }
   if (!result.ok())
     result.objectBytes.clear();
-  result.compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.compileSeconds = secondsSince(start);
   return result;
 }
 

@@ -4,10 +4,10 @@
 #include "measure/Correctness.h"
 #include "schedule/NaiveSchedule.h"
 #include "support/Error.h"
+#include "support/Stopwatch.h"
 #include "te/LowerTask.h"
 
 #include <algorithm>
-#include <chrono>
 #include <spdlog/spdlog.h>
 
 namespace clustune::measure {
@@ -17,15 +17,13 @@ namespace {
 class ScopedSeconds {
 public:
   explicit ScopedSeconds(double& total) : total_(total) {}
-  ~ScopedSeconds() {
-    total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  ~ScopedSeconds() { total_ += secondsSince(start_); }
   ScopedSeconds(const ScopedSeconds&) = delete;
   ScopedSeconds& operator=(const ScopedSeconds&) = delete;
 
 private:
   double& total_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  SteadyClock::time_point start_ = SteadyClock::now();
 };
 
 std::string workloadKey(const graph::Task& task) {

@@ -1,6 +1,8 @@
 // See Progress.h.
 #include "support/Progress.h"
 
+#include "support/Stopwatch.h"
+
 #include <cstdio>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -10,7 +12,7 @@ namespace clustune {
 Progress::Progress(std::string label, std::size_t total, double logIntervalSeconds)
     : label_(std::move(label)), total_(total), logIntervalSeconds_(logIntervalSeconds),
       live_(::isatty(STDERR_FILENO) && spdlog::should_log(spdlog::level::info)),
-      start_(std::chrono::steady_clock::now()), lastRender_(start_) {}
+      start_(SteadyClock::now()), lastRender_(start_) {}
 
 Progress::~Progress() {
   finish();
@@ -26,8 +28,7 @@ void Progress::setDetail(std::string detail) {
 }
 
 std::string Progress::statusLine() const {
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = secondsSince(start_);
   const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
   char buffer[160];
   if (total_ > 0) {
@@ -46,7 +47,7 @@ std::string Progress::statusLine() const {
 }
 
 void Progress::render(bool force) {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = SteadyClock::now();
   const double sinceLast = std::chrono::duration<double>(now - lastRender_).count();
   if (live_) {
     if (!force && sinceLast < 0.1)
@@ -68,8 +69,7 @@ void Progress::finish() {
   if (live_) {
     render(true);
     std::fprintf(stderr, "\n");
-  } else if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
-             logIntervalSeconds_) {
+  } else if (secondsSince(start_) > logIntervalSeconds_) {
     render(true); // a run long enough to have logged progress also logs its end
   }
 }

@@ -12,10 +12,10 @@
 #include "schedule/Lower.h"
 #include "schedule/State.h"
 #include "support/Hash.h"
+#include "support/Stopwatch.h"
 #include "te/LowerTask.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -24,13 +24,8 @@
 #include <vector>
 
 using namespace clustune;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty())
@@ -85,7 +80,7 @@ int main(int argc, char** argv) try {
   for (std::size_t i = 0; i < records.size(); ++i) {
     const measure::Record& record = records[i];
     const graph::Task& task = tasks.at(record.task);
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     const te::Workload workload = te::lowerTask(task);
     const schedule::State state = schedule::replay(workload, record.schedule);
     const te::LoweredFunction function = schedule::lower(workload, state, "candidate");
