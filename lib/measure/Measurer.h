@@ -33,7 +33,7 @@ struct MeasureOptions {
   std::int64_t interpreterReferenceMaxFlops = 50'000'000;
   double referenceTimeoutSeconds = 600; // for one run of a naive kernel
   // A candidate whose warm-up run takes more than this many times the best cost measured so
-  // far for its task is timed by one run instead of every repeat (TimingOptions::
+  // far for its task is timed by one repeat instead of every repeat (TimingOptions::
   // slowRunSeconds): it cannot be a best schedule, its label is below 1/factor, and slow
   // candidates took most of the running time. 0 times every candidate fully.
   double slowCandidateFactor = 3;

@@ -115,14 +115,14 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
   const auto warmUpStart = Clock::now();
   run();
   const double warmUpSeconds = secondsSince(warmUpStart);
-  if (options.slowRunSeconds > 0 && warmUpSeconds > options.slowRunSeconds)
-    return {timeRepeat(1)};
+  const bool hopeless = options.slowRunSeconds > 0 && warmUpSeconds > options.slowRunSeconds;
+  const std::size_t repeats = hopeless ? 1 : static_cast<std::size_t>(options.repeat);
   const double minRepeatSeconds = options.minRepeatMs / 1000.0;
   // A bound on number keeps a kernel that takes no measurable time from looping for ever.
   constexpr std::int64_t kMaxNumber = std::int64_t{1} << 30;
   std::int64_t number = options.number;
   std::vector<double> costs;
-  while (static_cast<int>(costs.size()) < options.repeat) {
+  while (costs.size() < repeats) {
     const double seconds = timeRepeat(number);
     if (seconds < minRepeatSeconds && number < kMaxNumber) {
       // As TVM's time evaluator: aim past the minimum with one new estimate, at least doubling.

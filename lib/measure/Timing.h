@@ -18,8 +18,9 @@ struct TimingOptions {
   double minRepeatMs = 100; // MetaSchedule's default; 0 keeps `number` fixed
   bool cacheFlush = false;
   // Early exit for a hopeless candidate: when the warm-up run alone takes longer than this,
-  // one timed run stands for all the repeats (a cost that is many times the task's best needs
-  // no second decimal). 0: never.
+  // one repeat stands for all of them (a cost that is many times the task's best needs no
+  // second decimal). The repeat still lasts minRepeatMs: a single run of a microsecond kernel
+  // times the clock and the thread pool's wake-up, and came out up to 200x its cost. 0: never.
   double slowRunSeconds = 0;
 
   friend bool operator==(const TimingOptions&, const TimingOptions&) = default;

@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--slow-factor", slowFactor,
                  "A candidate whose warm-up run takes over this many times its task's best cost "
-                 "so far is timed once instead of --repeat times (0: never)")
+                 "so far is timed by one repeat instead of --repeat (0: never)")
       ->capture_default_str();
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run (as Tenset measured)");
