@@ -15,8 +15,6 @@
 namespace clustune::costmodel {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 nn::LossValue evaluateLoss(LossKind kind, const nn::Vector& scores, const nn::Vector& labels) {
   switch (kind) {
   case LossKind::LambdaRank:
@@ -111,7 +109,7 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
                         const std::function<void(const EpochReport&)>& onEpoch) {
   if (training.programCount() == 0)
     throw Error("no training programs (every record was skipped or held out)");
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   if (options.fitFeatureScale)
     model.fitFeatureScale(training.statements);
   const std::vector<float> labels = training.labels();
@@ -132,7 +130,7 @@ TrainingResult trainMlp(MlpCostModel& model, const ProgramDataset& training,
   std::size_t trainedPrograms = 0;
   const double secondsBeforeFirstBatch = secondsSince(start);
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    const auto epochStart = Clock::now();
+    const auto epochStart = SteadyClock::now();
     if (options.schedule == LearningRateSchedule::Cosine)
       optimiser.setLearningRate(
           static_cast<float>(options.adam.learningRate * 0.5 *

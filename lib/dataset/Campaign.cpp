@@ -4,9 +4,9 @@
 #include "support/Error.h"
 #include "support/Hash.h"
 #include "support/Progress.h"
+#include "support/Stopwatch.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
@@ -14,8 +14,6 @@
 
 namespace clustune::dataset {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 class CampaignRun {
 public:
@@ -53,9 +51,7 @@ public:
   }
 
 private:
-  double elapsedSeconds() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double elapsedSeconds() const { return secondsSince(start_); }
   // Measures the candidates at `positions` of `candidates` and appends their records.
   void measureBatch(const graph::Task& task, std::uint64_t seed,
                     const std::vector<std::vector<schedule::Step>>& candidates,
@@ -71,7 +67,7 @@ private:
   int tasksDone_ = 0;
   std::int64_t existingRecords_;
   CampaignSummary summary_;
-  Clock::time_point start_ = Clock::now();
+  SteadyClock::time_point start_ = SteadyClock::now();
 };
 
 void CampaignRun::showProgress() {

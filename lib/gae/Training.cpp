@@ -14,8 +14,6 @@
 namespace clustune::gae {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct LinkScores {
   double auc = std::numeric_limits<double>::quiet_NaN();
   double averagePrecision = std::numeric_limits<double>::quiet_NaN();
@@ -54,7 +52,7 @@ TrainedGae trainGae(const std::vector<const features::TaskGraph*>& graphs,
     throw Error("cannot train the graph autoencoder on no task graphs");
   if (options.epochs < 0 || options.graphsPerBatch < 0)
     throw Error("GAE epochs and graphs per batch must not be negative");
-  const Clock::time_point start = Clock::now();
+  const SteadyClock::time_point start = SteadyClock::now();
   FeatureStandardizer standardizer;
   standardizer.fit(graphs);
   EdgeSplitOptions splitOptions;

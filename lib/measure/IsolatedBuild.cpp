@@ -18,16 +18,14 @@
 namespace clustune::measure {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // A build process and the candidate it is building, if any.
 struct BuildProcess {
   pid_t pid = -1;
   int fd = -1; // the parent's end of the socket pair to the child
   bool busy = false;
   std::size_t index = 0;
-  Clock::time_point start = {};
-  Clock::time_point deadline = {};
+  SteadyClock::time_point start = {};
+  SteadyClock::time_point deadline = {};
   std::string received = {};
 };
 
@@ -157,8 +155,8 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
       std::min(static_cast<std::size_t>(std::max(1, parallelism)), inputs.size());
   std::vector<BuildProcess> processes(slots);
   ProcessReaper reaper{processes};
-  const auto limit =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
+  const auto limit = std::chrono::duration_cast<SteadyClock::duration>(
+      std::chrono::duration<double>(timeoutSeconds));
   std::size_t next = 0, done = 0;
   std::vector<pollfd> polled;
   while (done < inputs.size()) {
@@ -177,20 +175,21 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
       std::memcpy(request.data(), &index, sizeof index);
       process.busy = true;
       process.index = index;
-      process.start = Clock::now();
+      process.start = SteadyClock::now();
       process.deadline = process.start + limit;
       process.received.clear();
       // A child that died meanwhile shows as an end of file below.
       static_cast<void>(writeFrame(process.fd, request));
     }
-    Clock::time_point earliest = Clock::time_point::max();
+    SteadyClock::time_point earliest = SteadyClock::time_point::max();
     polled.clear();
     for (const BuildProcess& process : processes) {
       polled.push_back({.fd = process.busy ? process.fd : -1, .events = POLLIN, .revents = 0});
       if (process.busy)
         earliest = std::min(earliest, process.deadline);
     }
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(earliest - Clock::now()).count();
+    const auto wait =
+        std::chrono::ceil<std::chrono::milliseconds>(earliest - SteadyClock::now()).count();
     if (::poll(polled.data(), polled.size(), static_cast<int>(std::max<std::int64_t>(0, wait))) <
             0 &&
         errno != EINTR)
@@ -210,7 +209,7 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
           result = diedBuilding(process);
         }
       }
-      if (!result && Clock::now() >= process.deadline)
+      if (!result && SteadyClock::now() >= process.deadline)
         result = timedOut(process, timeoutSeconds);
       if (result) {
         results[process.index] = std::move(*result);

@@ -16,8 +16,6 @@
 namespace clustune::measure {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Parses sysfs cache sizes such as "32768K".
 std::int64_t parseCacheSize(const std::string& text) {
   std::size_t digits = 0;
@@ -96,7 +94,7 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
   // Seconds that `number` runs take, flushes excluded.
   auto timeRepeat = [&](std::int64_t number) {
     if (!flusher) {
-      const auto start = Clock::now();
+      const auto start = SteadyClock::now();
       for (std::int64_t i = 0; i < number; ++i)
         run();
       return secondsSince(start);
@@ -104,7 +102,7 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
     double total = 0;
     for (std::int64_t i = 0; i < number; ++i) {
       flusher->flush();
-      const auto start = Clock::now();
+      const auto start = SteadyClock::now();
       run();
       total += secondsSince(start);
     }
@@ -112,7 +110,7 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
   };
 
   // Warm-up: page faults on the outputs, lazy symbol binding, thread-pool wake-up.
-  const auto warmUpStart = Clock::now();
+  const auto warmUpStart = SteadyClock::now();
   run();
   const double warmUpSeconds = secondsSince(warmUpStart);
   const bool hopeless = options.slowRunSeconds > 0 && warmUpSeconds > options.slowRunSeconds;

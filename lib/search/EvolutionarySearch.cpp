@@ -20,8 +20,6 @@ struct Individual {
   int sketch = -1; // index into SearchTask::sketches, -1 when it completes none
 };
 
-using Clock = std::chrono::steady_clock;
-
 struct Scored {
   double score = 0;
   Candidate candidate;
@@ -58,7 +56,7 @@ private:
   }
 
   std::vector<Individual> initialPopulation(Rng& rng) {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     std::vector<Candidate> drawn = sampleCandidates(
         task_.workload, task_.sketches, options_.population, Rng(rng.next()), options_.sampling,
         [&](const std::string& text) { return measured(text); });
@@ -97,7 +95,7 @@ private:
           pending.emplace(individual.candidate.text, unscored.size()).second)
         unscored.push_back(&individual.candidate);
     if (!unscored.empty()) {
-      const auto start = Clock::now();
+      const auto start = SteadyClock::now();
       const std::vector<double> fresh = model_.predict(task_.task, unscored);
       report_.scoreSeconds += secondsSince(start);
       for (std::size_t i = 0; i < unscored.size(); ++i)
@@ -145,7 +143,7 @@ private:
 
   std::vector<Individual> nextGeneration(const std::vector<Individual>& population,
                                          const std::vector<double>& scores, const Rng& root) {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     const std::vector<double> cumulative = cumulativeSelection(scores);
     const std::size_t size = static_cast<std::size_t>(options_.population);
     std::vector<Individual> next(size);
@@ -238,7 +236,7 @@ private:
 std::vector<Candidate> EvolutionarySearch::propose(const SearchTask& task,
                                                    const SearchHistory& history, CostModel& model,
                                                    int count, Rng& rng) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   report_ = {};
   std::vector<Candidate> proposed =
       count > 0 ? Round(task, history, model, options_, report_).run(count, rng)

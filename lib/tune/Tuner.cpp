@@ -13,7 +13,6 @@
 namespace clustune::tune {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kUnknown = std::numeric_limits<double>::infinity();
 
 } // namespace
@@ -83,7 +82,7 @@ double Tuner::weightedSeconds(bool defaults) const {
 }
 
 TuneSummary Tuner::run() {
-  start_ = Clock::now();
+  start_ = SteadyClock::now();
   startElapsed_ = database_.elapsedSeconds();
   resume();
   measureDefaults();
@@ -165,7 +164,7 @@ void Tuner::measureDefaults() {
   if (candidates.empty())
     return;
   RoundTimes times;
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   const int measured = static_cast<int>(candidates.size());
   const std::vector<search::Measurement> valid = measure(std::move(candidates), 0);
   times.measure = secondsSince(start);
@@ -198,7 +197,7 @@ bool Tuner::runRound() {
   const search::SearchHistory history{.measured = &database_.measuredTexts(task.search.task.key),
                                       .fastest = fastest};
   RoundTimes times;
-  auto start = Clock::now();
+  auto start = SteadyClock::now();
   std::vector<search::Candidate> proposed = strategy_.propose(
       task.search, history, model_, std::min(options_.perRound, trialsLeft()), rng);
   times.search = secondsSince(start);
@@ -213,7 +212,7 @@ bool Tuner::runRound() {
   for (search::Candidate& candidate : proposed)
     candidates.emplace_back(t, std::move(candidate));
   const int measured = static_cast<int>(candidates.size());
-  start = Clock::now();
+  start = SteadyClock::now();
   const std::vector<search::Measurement> valid = measure(std::move(candidates), round);
   times.measure = secondsSince(start);
   scheduler_.recordRound(t, task.best);
@@ -261,7 +260,7 @@ void Tuner::learn(const std::vector<search::Measurement>& measurements, RoundTim
   // whole round, with room for the update's own overheads.
   const search::UpdateBudget budget{.seconds =
                                         options_.updateShare * (times.search + times.measure)};
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   model_.update(measurements, budget);
   times.update = secondsSince(start);
 }

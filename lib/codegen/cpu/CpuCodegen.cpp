@@ -90,7 +90,7 @@ struct Compilation {
 
 Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& target,
                         bool optimized, CompileStageSeconds& stages) {
-  auto start = std::chrono::steady_clock::now();
+  auto start = SteadyClock::now();
   Compilation compilation;
   compilation.context = std::make_unique<llvm::LLVMContext>();
   compilation.machine = createTargetMachine(target);
@@ -107,7 +107,7 @@ Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& ta
     throw Error("internal error: the CPU code generator produced invalid LLVM IR for " +
                 function.name + ": " + problems);
   stages.emit = secondsSince(start);
-  start = std::chrono::steady_clock::now();
+  start = SteadyClock::now();
   if (optimized)
     optimize(module, *compilation.machine);
   stages.optimize = secondsSince(start);
@@ -132,7 +132,7 @@ std::string compileToObject(const te::LoweredFunction& function, const CpuTarget
   CompileStageSeconds local;
   CompileStageSeconds& times = stages ? *stages : local;
   Compilation compilation = buildModule(function, target, true, times);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = SteadyClock::now();
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream stream(object);
   llvm::legacy::PassManager codeGeneration;
