@@ -2,9 +2,11 @@
 # Installs the Debian packages that clustune's build and tests need. Non-interactive and
 # idempotent: when every package is already present it changes nothing and prints one line.
 # Python packages (torch, onnx, ...) are only needed by scripts/ and are not installed here.
-# Usage: scripts/install-deps.sh [--bench]
+# Usage: scripts/install-deps.sh [--bench] [--fuzz]
 #   --bench  also installs the peer libraries of test/bench/peers.sh (OpenBLAS, oneDNN), which
 #            the build and the tests never need.
+#   --fuzz   also installs Clang and its libFuzzer and sanitizer runtimes for test/fuzz
+#            (scripts/fuzz.sh).
 set -euo pipefail
 
 packages=(
@@ -19,7 +21,8 @@ packages=(
 for argument in "$@"; do
   case "$argument" in
     --bench) packages+=(libopenblas-dev libdnnl-dev) ;;
-    *) echo "error: unknown argument '$argument' (only --bench is known)" >&2; exit 1 ;;
+    --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
+    *) echo "error: unknown argument '$argument' (--bench and --fuzz are known)" >&2; exit 1 ;;
   esac
 done
 
