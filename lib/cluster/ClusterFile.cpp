@@ -11,12 +11,7 @@
 namespace clustune::cluster {
 ClusterFile readClusterFile(const std::string& path) {
   const ErrorContext context{displayPath(path)};
-  nlohmann::json entry;
-  try {
-    entry = nlohmann::json::parse(readFileBytes(path));
-  } catch (const nlohmann::json::parse_error& error) {
-    throw Error(std::string("not valid JSON: ") + error.what(), context);
-  }
+  const nlohmann::json entry = parseJsonText(readFileBytes(path), context);
   if (!entry.is_object())
     throw Error("a clusters file is one JSON object", context);
   const int version = requireField<int>(entry, "v", context);

@@ -4,6 +4,7 @@
 #include "features/ProgramFeatures.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Jsonl.h"
 
 #include <cmath>
 #include <filesystem>
@@ -18,11 +19,7 @@ CostModelEnsemble CostModelEnsemble::load(const std::string& directory) {
   const std::string metaPath = (std::filesystem::path(directory) / "meta.json").string();
   const ErrorContext context{metaPath};
   CostModelEnsemble ensemble;
-  try {
-    ensemble.meta_ = nlohmann::json::parse(readFileBytes(metaPath));
-  } catch (const nlohmann::json::parse_error& error) {
-    throw Error(std::string("not valid JSON: ") + error.what(), context);
-  }
+  ensemble.meta_ = parseJsonText(readFileBytes(metaPath), context);
   const nlohmann::json& meta = ensemble.meta_;
   if (!meta.is_object() || meta.value("kind", "") != "clustune.costmodel")
     throw Error("not a clustune cost-model directory (meta.json lacks \"kind\": "

@@ -47,18 +47,22 @@ bool JsonlReader::next(nlohmann::json& entry) {
   return true;
 }
 
-nlohmann::json parseJsonlLine(const std::string& line, const ErrorContext& context) {
-  nlohmann::json entry;
+nlohmann::json parseJsonText(const std::string& text, const ErrorContext& context) {
   try {
-    entry = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& error) {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
     std::string reason = error.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the
-    // byte position is what helps, the rest is noise.
-    if (auto colon = reason.find("parse error"); colon != std::string::npos)
-      reason = reason.substr(colon);
+    // byte position is what helps, the bracketed name is noise.
+    if (reason.starts_with("[json.exception."))
+      if (const auto end = reason.find("] "); end != std::string::npos)
+        reason = reason.substr(end + 2);
     throw Error("invalid JSON: " + reason, context);
   }
+}
+
+nlohmann::json parseJsonlLine(const std::string& line, const ErrorContext& context) {
+  nlohmann::json entry = parseJsonText(line, context);
   if (!entry.is_object())
     throw Error(std::string("expected a JSON object, got ") + entry.type_name(), context);
   return entry;

@@ -41,6 +41,11 @@ private:
 // Parses one JSONL line into an object, raising Error with `context` when it is not one.
 nlohmann::json parseJsonlLine(const std::string& line, const ErrorContext& context);
 
+// Parses a whole JSON document, raising Error with `context` when it is not JSON. Catches every
+// nlohmann exception, not only parse_error: a number too large for a double ("1e999") is an
+// out_of_range error raised while parsing.
+nlohmann::json parseJsonText(const std::string& text, const ErrorContext& context);
+
 class JsonlWriter {
 public:
   explicit JsonlWriter(std::ostream& stream) : stream_(stream) {}

@@ -46,6 +46,22 @@ TEST(Jsonl, BadLineNamesFileAndLine) {
   }
 }
 
+// Found by fuzz-cluster_file (the same parse): a number too large for a double is an
+// out_of_range exception of nlohmann's, which once escaped as "error: internal: ...".
+TEST(Jsonl, ANumberBeyondDoubleIsInvalidJsonWithFileAndLine) {
+  const auto path = writeTemporary("clustune-jsonl-overflow.jsonl", "{\"a\":1e999}\n");
+  JsonlReader reader(path);
+  nlohmann::json entry;
+  try {
+    reader.next(entry);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(path + ":1: invalid JSON: number overflow"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Jsonl, NonObjectIsRejected) {
   const auto path = writeTemporary("clustune-jsonl-array.jsonl", "[1,2]\n");
   JsonlReader reader(path);
