@@ -69,6 +69,15 @@ int defaultDomainOpset(const onnx::ModelProto& model, const ImportContext& conte
   throw context.error("model imports no opset of the default ONNX domain");
 }
 
+// ONNX's checker message without its own prefix and the node dump it appends.
+std::string schemaViolation(std::string message) {
+  if (message.starts_with("[ValidationError] "))
+    message.erase(0, std::strlen("[ValidationError] "));
+  if (const auto dump = message.find("\n"); dump != std::string::npos)
+    message.resize(dump);
+  return message;
+}
+
 void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContext& context) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
@@ -84,6 +93,18 @@ void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContex
           "no import rule for operator '" +
               (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",
           nodeLabel(node, i));
+    // ONNX's shape inference trusts a node's inputs, outputs and attributes to match its
+    // schema: a Gather with one input crashed libonnx 1.12 (found by fuzz-onnx_import).
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+    if (!schema)
+      throw context.error("operator '" + node.op_type() + "' does not exist in opset " +
+                              std::to_string(opset),
+                          nodeLabel(node, i));
+    try {
+      schema->Verify(node);
+    } catch (const std::exception& error) {
+      throw context.error(schemaViolation(error.what()), nodeLabel(node, i));
+    }
   }
 }
 
