@@ -10,6 +10,7 @@
 #include "support/Files.h"
 
 #include <bit>
+#include <cassert>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -18,6 +19,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace clustune::onnx_import {
 namespace {
@@ -105,6 +107,26 @@ void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContex
     } catch (const std::exception& error) {
       throw context.error(schemaViolation(error.what()), nodeLabel(node, i));
     }
+  }
+}
+
+// Every node input names a graph input, an initializer or an earlier node's output. ONNX's shape
+// inference looks inputs up without checking (a BatchNormalization whose variance had lost its
+// initializer crashed libonnx 1.12; found by fuzz-onnx_import), so this runs before it.
+void checkDataFlow(const onnx::GraphProto& graph, const ImportContext& context) {
+  std::unordered_set<std::string> defined;
+  for (const auto& input : graph.input())
+    defined.insert(input.name());
+  for (const auto& tensor : graph.initializer())
+    defined.insert(tensor.name());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    for (const auto& input : node.input())
+      if (!input.empty() && !defined.count(input))
+        throw context.error("input '" + input + "' is not produced by any earlier node",
+                            nodeLabel(node, i));
+    for (const auto& output : node.output())
+      defined.insert(output);
   }
 }
 
@@ -350,8 +372,7 @@ graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context
         continue;
       }
       auto found = valueByName.find(inputName);
-      if (found == valueByName.end())
-        throw context.error("input '" + inputName + "' is not produced by any earlier node", label);
+      assert(found != valueByName.end() && "checkDataFlow lets no undefined input through");
       node.inputs.push_back(found->second);
     }
     // Drop trailing unnamed optional outputs; keep positions of named ones.
@@ -419,6 +440,7 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
                         std::to_string(kMaxOpset) +
                         "); export the model with opset <= " + std::to_string(kMaxOpset));
   checkOperators(model.graph(), opset, context);
+  checkDataFlow(model.graph(), context);
   checkExternalData(model.graph(), context);
   bindConstantInputs(*model.mutable_graph(), options, context);
   resolveInputShapes(*model.mutable_graph(), options, context);
