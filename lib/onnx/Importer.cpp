@@ -308,7 +308,26 @@ void inferShapes(onnx::ModelProto& model, const ImportContext& context) {
   }
 }
 
-graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context) {
+// Decoded before ONNX's shape inference, whose data propagation reads initializers and
+// Constant nodes without checking their payload against their dims (an initializer of 4 floats
+// declared with 42 crashed libonnx 1.12; found by fuzz-onnx_import). The initializers are
+// handed on to convert(); Constant nodes are small and decoded again there.
+std::vector<graph::Value> decodeConstants(const onnx::GraphProto& graph,
+                                          const ImportContext& context) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto& node = graph.node(i);
+    if (node.op_type() == "Constant" && node.output_size() == 1)
+      constantFromNode(node, node.output(0), context, nodeLabel(node, i));
+  }
+  std::vector<graph::Value> initializers;
+  initializers.reserve(static_cast<std::size_t>(graph.initializer_size()));
+  for (const auto& tensor : graph.initializer())
+    initializers.push_back(constantFromTensor(tensor, tensor.name(), context));
+  return initializers;
+}
+
+graph::Graph convert(const onnx::ModelProto& model, std::vector<graph::Value> initializers,
+                     const ImportContext& context) {
   const auto& source = model.graph();
   graph::Graph result;
   std::unordered_map<std::string, graph::ValueId> valueByName;
@@ -319,9 +338,10 @@ graph::Graph convert(const onnx::ModelProto& model, const ImportContext& context
   for (const auto& info : source.output())
     typeByName[info.name()] = &info.type();
 
-  for (const auto& tensor : source.initializer())
-    valueByName[tensor.name()] =
-        result.addValue(constantFromTensor(tensor, tensor.name(), context));
+  for (graph::Value& initializer : initializers) {
+    const std::string name = initializer.name;
+    valueByName[name] = result.addValue(std::move(initializer));
+  }
 
   auto staticShape = [&](const onnx::TypeProto& type, const std::string& name,
                          const std::string& node) -> Shape {
@@ -444,8 +464,9 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
   checkExternalData(model.graph(), context);
   bindConstantInputs(*model.mutable_graph(), options, context);
   resolveInputShapes(*model.mutable_graph(), options, context);
+  std::vector<graph::Value> initializers = decodeConstants(model.graph(), context);
   inferShapes(model, context);
-  graph::Graph result = convert(model, context);
+  graph::Graph result = convert(model, std::move(initializers), context);
   result.name = modelNameFromPath(path);
   spdlog::debug("{}: imported {} nodes, {} values (opset {})", context.file, result.nodes.size(),
                 result.values.size(), opset);
