@@ -9,15 +9,18 @@
 #include "support/Error.h"
 #include "support/Files.h"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -295,16 +298,87 @@ graph::Value constantFromNode(const onnx::NodeProto& node, const std::string& na
   throw context.error("Constant node has no supported value attribute", label);
 }
 
+// Whether a node's required inputs all have types. A required input without one is the output
+// of a node whose own inference failed.
+template <class Context>
+bool requiredInputsTyped(const onnx::OpSchema& schema, const Context& context) {
+  const auto& formals = schema.inputs();
+  for (std::size_t i = 0; i < context.getNumInputs(); ++i) {
+    const auto& formal = formals.empty() ? nullptr : &formals[std::min(i, formals.size() - 1)];
+    if (formal && formal->GetOption() != onnx::OpSchema::Optional && !context.getInputType(i))
+      return false;
+  }
+  return true;
+}
+
+// The schema registry that shape inference gets. ONNX 1.12's inference functions dereference
+// their inputs' types unchecked, and inference collects errors and goes on past a node that
+// failed, so the consumers of that node crashed (found by fuzz-onnx_import: a Conv whose kernel
+// outgrew its input, then an Add). The registry hands out copies of the schemas whose
+// functions first check that the required inputs have types.
+class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
+public:
+  const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
+                                  const std::string& domain) const override {
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
+    if (!schema)
+      return nullptr;
+    auto [entry, inserted] = guarded_.try_emplace(schema);
+    if (inserted)
+      entry->second = guard(*schema);
+    return entry->second.get();
+  }
+
+private:
+  static std::unique_ptr<onnx::OpSchema> guard(const onnx::OpSchema& schema) {
+    auto guarded = std::make_unique<onnx::OpSchema>(schema);
+    guarded->TypeAndShapeInferenceFunction(
+        [&schema,
+         infer = schema.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& context) {
+          if (!requiredInputsTyped(schema, context))
+            fail_type_inference("an input has no type, since inference failed where it is made");
+          infer(context);
+        });
+    guarded->PartialDataPropagationFunction(
+        [&schema,
+         propagate = schema.GetDataPropagationFunction()](onnx::DataPropagationContext& context) {
+          if (requiredInputsTyped(schema, context))
+            propagate(context);
+        });
+    return guarded;
+  }
+
+  mutable std::unordered_map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
+};
+
 void inferShapes(onnx::ModelProto& model, const ImportContext& context) {
   const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
                                             /*data_prop=*/true);
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    const GuardedSchemaRegistry registry;
+    onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& error) {
+    // ONNX lists every node that failed, a line each, the first being the cause:
+    // "(op_type:Conv, node name: conv1): [ShapeInferenceError] <message>". Report that one.
     std::string reason = error.what();
-    if (auto position = reason.find("[ShapeInferenceError]"); position != std::string::npos)
-      reason = reason.substr(position + std::strlen("[ShapeInferenceError] "));
-    throw context.error("shape inference failed: " + reason);
+    std::string node;
+    if (const auto entry = reason.find("(op_type:"); entry != std::string::npos) {
+      reason.erase(0, entry);
+      reason.resize(std::min(reason.find('\n'), reason.size()));
+      constexpr std::string_view kOpType = "(op_type:", kNodeName = ", node name: ";
+      const auto name = reason.find(kNodeName);
+      const auto end = reason.find("): ");
+      if (name != std::string::npos && end != std::string::npos && name < end) {
+        node = reason.substr(name + kNodeName.size(), end - name - kNodeName.size());
+        if (node.empty()) // an unnamed node: its operator
+          node = reason.substr(kOpType.size(), name - kOpType.size());
+        reason.erase(0, end + std::strlen("): "));
+      }
+      if (reason.starts_with('['))
+        if (const auto kind = reason.find("] "); kind != std::string::npos)
+          reason.erase(0, kind + 2);
+    }
+    throw context.error("shape inference failed: " + reason, node);
   }
 }
 
