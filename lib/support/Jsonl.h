@@ -5,11 +5,15 @@
 
 #include "support/Error.h"
 
+#include <cstdint>
 #include <istream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace clustune {
 
@@ -64,6 +68,21 @@ T requireField(const nlohmann::json& entry, const char* name, const ErrorContext
   auto found = entry.find(name);
   if (found == entry.end())
     throw Error(std::string("missing field '") + name + "'", context);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts a float to an integer with a plain cast, undefined behaviour when it is
+    // out of range ("v": 1.9e118; found by fuzz-embedding_file).
+    if (!found->is_number_integer())
+      throw Error(std::string("field '") + name + "' has the wrong type (" + found->type_name() +
+                      (found->is_number() ? ", not an integer)" : ")"),
+                  context);
+    const bool inRange = found->is_number_unsigned()
+                             ? found->get<std::uint64_t>() <=
+                                   static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                             : std::in_range<T>(found->get<std::int64_t>());
+    if (!inRange)
+      throw Error(std::string("field '") + name + "' is out of range (" + found->dump() + ")",
+                  context);
+  }
   try {
     return found->get<T>();
   } catch (const nlohmann::json::exception&) {

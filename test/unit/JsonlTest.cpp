@@ -82,6 +82,34 @@ TEST(Jsonl, RequireFieldReportsMissingAndMistyped) {
   EXPECT_THROW(requireField<int>(entry, "flops", context), Error);
 }
 
+// Found by fuzz-embedding_file: nlohmann casts a float to an integer without a range check, which
+// is undefined behaviour for "v": 1.9e118; integers out of the field's range are refused too.
+TEST(Jsonl, RequireFieldTakesOnlyIntegersInRangeForIntegerFields) {
+  const nlohmann::json entry = nlohmann::json::parse(
+      R"({"v":1.9e118,"k":2.5,"big":4294967296,"huge":18446744073709551615,"minus":-1})");
+  const ErrorContext context{.file = "embeddings.jsonl", .line = 2};
+  const auto message = [&](auto read) -> std::string {
+    try {
+      read();
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message([&] { requireField<int>(entry, "v", context); }),
+            "embeddings.jsonl:2: field 'v' has the wrong type (number, not an integer)");
+  EXPECT_EQ(message([&] { requireField<int>(entry, "k", context); }),
+            "embeddings.jsonl:2: field 'k' has the wrong type (number, not an integer)");
+  EXPECT_EQ(message([&] { requireField<int>(entry, "big", context); }),
+            "embeddings.jsonl:2: field 'big' is out of range (4294967296)");
+  EXPECT_EQ(message([&] { requireField<std::int64_t>(entry, "huge", context); }),
+            "embeddings.jsonl:2: field 'huge' is out of range (18446744073709551615)");
+  EXPECT_EQ(message([&] { requireField<std::uint32_t>(entry, "minus", context); }),
+            "embeddings.jsonl:2: field 'minus' is out of range (-1)");
+  EXPECT_EQ(requireField<std::int64_t>(entry, "big", context), 4294967296);
+  EXPECT_EQ(requireField<double>(entry, "v", context), 1.9e118);
+}
+
 TEST(Files, OutputAppearsOnlyOnCommit) {
   const auto path = (std::filesystem::temp_directory_path() / "clustune-output.jsonl").string();
   std::filesystem::remove(path);
