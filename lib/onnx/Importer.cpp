@@ -311,6 +311,23 @@ bool requiredInputsTyped(const onnx::OpSchema& schema, const Context& context) {
   return true;
 }
 
+// Conv's and ConvTranspose's inference in ONNX 1.12 index the weight's shape by the input's
+// rank unchecked (a ConvTranspose given a BatchNormalization's 1-D scale as its weight crashed;
+// found by fuzz-onnx_import).
+void checkConvolutionRanks(const onnx::OpSchema& schema, const onnx::InferenceContext& context) {
+  if ((schema.Name() != "Conv" && schema.Name() != "ConvTranspose") || context.getNumInputs() < 2)
+    return;
+  const onnx::TypeProto* input = context.getInputType(0);
+  const onnx::TypeProto* weight = context.getInputType(1);
+  if (!input || !weight || !input->tensor_type().has_shape() || !weight->tensor_type().has_shape())
+    return;
+  const int inputRank = input->tensor_type().shape().dim_size();
+  const int weightRank = weight->tensor_type().shape().dim_size();
+  if (inputRank < 3 || weightRank != inputRank)
+    fail_shape_inference("the input has rank ", inputRank, " and the weight rank ", weightRank,
+                         "; both must be the same, at least 3");
+}
+
 // The schema registry that shape inference gets. ONNX 1.12's inference functions dereference
 // their inputs' types unchecked, and inference collects errors and goes on past a node that
 // failed, so the consumers of that node crashed (found by fuzz-onnx_import: a Conv whose kernel
@@ -337,6 +354,7 @@ private:
          infer = schema.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& context) {
           if (!requiredInputsTyped(schema, context))
             fail_type_inference("an input has no type, since inference failed where it is made");
+          checkConvolutionRanks(schema, context);
           infer(context);
         });
     guarded->PartialDataPropagationFunction(
