@@ -64,6 +64,14 @@ std::int64_t elementCount(const Shape& shape) {
   return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
 }
 
+std::optional<std::int64_t> checkedElementCount(const Shape& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t extent : shape)
+    if (extent < 0 || __builtin_mul_overflow(count, extent, &count))
+      return std::nullopt;
+  return count;
+}
+
 std::string shapeToString(const Shape& shape) {
   if (shape.empty())
     return "scalar";

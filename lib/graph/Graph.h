@@ -25,6 +25,9 @@ bool isFloatingPoint(DataType type);
 
 using Shape = std::vector<std::int64_t>;
 std::int64_t elementCount(const Shape& shape);
+// The element count of a shape from outside (a model file), or nullopt when a dimension is
+// negative or the count does not fit in 64 bits.
+std::optional<std::int64_t> checkedElementCount(const Shape& shape);
 std::string shapeToString(const Shape& shape); // "1x3x224x224"; "scalar" for rank 0
 
 using ValueId = int;

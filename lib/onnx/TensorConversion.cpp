@@ -152,6 +152,9 @@ graph::Value decodeTensor(const onnx::TensorProto& tensor, const std::string& na
       throw Error("tensor '" + name + "' has a negative dimension");
     value.shape.push_back(extent);
   }
+  // Found by fuzz-onnx_import: 232 dimensions whose product overflowed.
+  if (!graph::checkedElementCount(value.shape))
+    throw Error("tensor '" + name + "' has more elements than fit in 64 bits");
   readTensorData(tensor, value);
   return value;
 }
