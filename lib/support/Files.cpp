@@ -76,8 +76,11 @@ void OutputFile::commit() {
   }
   file_->flush();
   file_->close();
+  // The stream keeps no error code; errno still holds the failed write's (ENOSPC, EFBIG, EIO)
+  // unless a later call failed too, so it is a hint, given when there is one.
   if (!*file_)
-    throw Error("write failed", {.file = path_});
+    throw Error(errno != 0 ? std::string("write failed: ") + std::strerror(errno) : "write failed",
+                {.file = path_});
   if (writesInPlace_) {
     committed_ = true;
     return;

@@ -1,11 +1,7 @@
 // See MeasureCallbacks.h.
 #include "tune/MeasureCallbacks.h"
 
-#include "support/Error.h"
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -41,16 +37,7 @@ void ProgressLogger::onRound(const RoundReport& report) {
                      : "?");
 }
 
-CurveWriter::CurveWriter(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "a");
-  if (!file_)
-    throw Error(std::string("cannot open for appending: ") + std::strerror(errno), {.file = path});
-}
-
-CurveWriter::~CurveWriter() {
-  if (file_)
-    std::fclose(file_);
-}
+CurveWriter::CurveWriter(const std::string& path) : log_(path) {}
 
 void CurveWriter::onRound(const RoundReport& report) {
   nlohmann::ordered_json line;
@@ -71,10 +58,7 @@ void CurveWriter::onRound(const RoundReport& report) {
   for (const auto& [key, seconds] : report.bestSeconds)
     best[key] = millisecondsOrNull(seconds);
   line["best_ms"] = std::move(best);
-  // One write per line and a flush, so that a killed run leaves whole lines.
-  const std::string text = line.dump() + "\n";
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
-    throw Error(std::string("cannot write: ") + std::strerror(errno), {.file = path_});
+  log_.append(line.dump());
 }
 
 } // namespace clustune::tune

@@ -3,7 +3,8 @@
 // curve"). A round report carries the whole state a plot needs, so a callback keeps none.
 #pragma once
 
-#include <cstdio>
+#include "support/AppendLog.h"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -42,16 +43,15 @@ public:
   void onRound(const RoundReport& report) override;
 };
 
-// The search curve: one JSON line per round appended to a file (a resumed run continues it).
+// The search curve: one JSON line per round appended to a file (a resumed run continues it),
+// as durable as the tuning log (support/AppendLog.h).
 class CurveWriter final : public MeasureCallback {
 public:
   explicit CurveWriter(const std::string& path); // throws clustune::Error when it cannot open
-  ~CurveWriter() override;
   void onRound(const RoundReport& report) override;
 
 private:
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  AppendLog log_;
 };
 
 } // namespace clustune::tune

@@ -32,3 +32,10 @@ config.substitutions.append(("%python", sys.executable))
 for module in ("onnxruntime", "onnx", "numpy"):
     if subprocess.run([sys.executable, "-c", "import " + module], capture_output=True).returncode == 0:
         config.available_features.add(module)
+
+# The full-disk tests mount a small tmpfs in a private user and mount namespace (unshare -rm),
+# which needs neither root nor a change to the machine; where the kernel or a container forbids
+# such namespaces they are skipped, and the file-size-limit tests (ulimit -f) still run.
+if subprocess.run(["sh", "-c", "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp'"],
+                  capture_output=True).returncode == 0:
+    config.available_features.add("private-tmpfs")

@@ -169,11 +169,13 @@ TEST(RecordLogTest, APartialLastLineIsRemovedWhenTheLogIsReopened) {
     std::ofstream stream(path);
     stream << complete << complete << complete.substr(0, 25); // a write cut short by kill -9
   }
-  RecordAppender appender(path);
-  EXPECT_TRUE(appender.droppedPartialLine());
-  EXPECT_EQ(readAll(path), complete + complete);
-  appender.append(validRecord());
-  EXPECT_EQ(readAll(path), complete + complete + complete);
+  {
+    RecordAppender appender(path);
+    EXPECT_TRUE(appender.droppedPartialLine());
+    EXPECT_EQ(readAll(path), complete + complete);
+    appender.append(validRecord());
+    EXPECT_EQ(readAll(path), complete + complete + complete);
+  }
   EXPECT_FALSE(RecordAppender(path).droppedPartialLine());
   std::filesystem::remove(path);
 }

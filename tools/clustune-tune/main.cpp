@@ -248,10 +248,11 @@ int main(int argc, char** argv) {
 
     const std::string targetString =
         fmt::format("llvm -mcpu={} -threads={}", target.cpu, kernelThreads);
+    // The log first: a run refused for its log (locked, corrupt) leaves no curve file behind.
+    tune::Database database(outputPath, keys, targetString);
     std::optional<tune::CurveWriter> curve;
     if (!curvePath.empty())
       curve.emplace(curvePath);
-    tune::Database database(outputPath, keys, targetString);
     tune::Tuner tuner(
         tasks, measurer, *model, strategy, *scheduler, database,
         {.trials = trials.value_or(0),
