@@ -15,6 +15,9 @@ random values, so re-running the script reproduces the files byte for byte:
   random_bytes.onnx      4096 bytes from numpy default_rng(1)
   truncated.onnx         first 60% of tiny_cnn.onnx
   two_branch.onnx        two equal-shaped MatMul+Relu branches (different names), two outputs
+  zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
+  kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
+  window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
 """
 
 import argparse
@@ -30,11 +33,12 @@ OPSET = 17
 PRODUCER = "clustune scripts/make_test_inputs.py"
 
 
-def _model(graph, opset=OPSET, ir_version=None):
+def _model(graph, opset=OPSET, ir_version=10):
+    # IR version 10 whatever the onnx package writes by default, so that its version does not
+    # change the files.
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                           producer_name=PRODUCER)
-    if ir_version is not None:
-        m.ir_version = ir_version
+    m.ir_version = ir_version
     return m
 
 
@@ -159,6 +163,36 @@ def two_branch():
     return _model(graph)
 
 
+def zero_size():
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "zero_size",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 0, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 0, 4])])
+    return _model(graph)
+
+
+def kernel_too_large():
+    rng = np.random.default_rng(4)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["image", "conv_wide.weight"], ["y"], name="conv_wide",
+                          pads=[0, 1, 0, 1])],
+        "kernel_too_large",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[_init("conv_wide.weight", _rand(rng, 4, 3, 3, 11))])
+    return _model(graph)
+
+
+def window_too_large():
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["image"], ["y"], name="pool_big", kernel_shape=[3, 3],
+                          dilations=[4, 4])],
+        "window_too_large",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return _model(graph)
+
+
 def _write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -199,6 +233,14 @@ def main(argv=None):
         "opset18.onnx": opset18(),
         "two_branch.onnx": two_branch(),
     }
+    # Well-formed protobufs that clustune (and onnxruntime) must refuse.
+    refused = {
+        "zero_size.onnx": zero_size(),
+        "kernel_too_large.onnx": kernel_too_large(),
+        "window_too_large.onnx": window_too_large(),
+    }
+    for name, model in refused.items():
+        _write(p(name), model.SerializeToString())
     for name, model in valid.items():
         _write(p(name), model.SerializeToString())
 

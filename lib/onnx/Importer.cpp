@@ -1,10 +1,12 @@
 // See Importer.h. Import runs in this order, so that each problem gets the most specific
 // message: parse and validate the protobuf, check the opset and that every operator has an
-// import rule, check external-data locations, resolve input shapes, run ONNX shape inference
-// (with data propagation, so that Shape→Gather→Concat→Reshape chains get static shapes), and
-// convert to graph::Graph.
+// import rule, check data flow and external-data locations, resolve input shapes, decode the
+// constants, run ONNX shape inference behind its guards (OnnxInference.h; with data
+// propagation, so that Shape→Gather→Concat→Reshape chains get static shapes), and convert to
+// graph::Graph.
 #include "onnx/Importer.h"
 
+#include "onnx/OnnxInference.h"
 #include "onnx/TensorConversion.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -18,9 +20,7 @@
 #include <memory>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 #include <spdlog/spdlog.h>
-#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -200,6 +200,11 @@ void resolveInputShapes(onnx::GraphProto& graph, const ImportOptions& options,
       auto* dim = tensorShape->mutable_dim(axis);
       if (dim->has_dim_value() && dim->dim_value() > 0)
         continue;
+      if (dim->has_dim_value() && dim->dim_value() == 0)
+        throw context.error("graph input '" + input.name() +
+                            "' has a zero-size dimension at axis " + std::to_string(axis) +
+                            " (an empty tensor): there is nothing to compute; give --input-shape " +
+                            input.name() + "=... with every dimension at least 1");
       const std::string symbol = dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "?";
       if (axis == 0 && options.batch) {
         dim->set_dim_value(*options.batch);
@@ -296,108 +301,6 @@ graph::Value constantFromNode(const onnx::NodeProto& node, const std::string& na
     return value;
   }
   throw context.error("Constant node has no supported value attribute", label);
-}
-
-// Whether a node's required inputs all have types. A required input without one is the output
-// of a node whose own inference failed.
-template <class Context>
-bool requiredInputsTyped(const onnx::OpSchema& schema, const Context& context) {
-  const auto& formals = schema.inputs();
-  for (std::size_t i = 0; i < context.getNumInputs(); ++i) {
-    const auto& formal = formals.empty() ? nullptr : &formals[std::min(i, formals.size() - 1)];
-    if (formal && formal->GetOption() != onnx::OpSchema::Optional && !context.getInputType(i))
-      return false;
-  }
-  return true;
-}
-
-// Conv's and ConvTranspose's inference in ONNX 1.12 index the weight's shape by the input's
-// rank unchecked (a ConvTranspose given a BatchNormalization's 1-D scale as its weight crashed;
-// found by fuzz-onnx_import).
-void checkConvolutionRanks(const onnx::OpSchema& schema, const onnx::InferenceContext& context) {
-  if ((schema.Name() != "Conv" && schema.Name() != "ConvTranspose") || context.getNumInputs() < 2)
-    return;
-  const onnx::TypeProto* input = context.getInputType(0);
-  const onnx::TypeProto* weight = context.getInputType(1);
-  if (!input || !weight || !input->tensor_type().has_shape() || !weight->tensor_type().has_shape())
-    return;
-  const int inputRank = input->tensor_type().shape().dim_size();
-  const int weightRank = weight->tensor_type().shape().dim_size();
-  if (inputRank < 3 || weightRank != inputRank)
-    fail_shape_inference("the input has rank ", inputRank, " and the weight rank ", weightRank,
-                         "; both must be the same, at least 3");
-}
-
-// The schema registry that shape inference gets. ONNX 1.12's inference functions dereference
-// their inputs' types unchecked, and inference collects errors and goes on past a node that
-// failed, so the consumers of that node crashed (found by fuzz-onnx_import: a Conv whose kernel
-// outgrew its input, then an Add). The registry hands out copies of the schemas whose
-// functions first check that the required inputs have types.
-class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
-public:
-  const onnx::OpSchema* GetSchema(const std::string& key, const int maxInclusiveVersion,
-                                  const std::string& domain) const override {
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
-    if (!schema)
-      return nullptr;
-    auto [entry, inserted] = guarded_.try_emplace(schema);
-    if (inserted)
-      entry->second = guard(*schema);
-    return entry->second.get();
-  }
-
-private:
-  static std::unique_ptr<onnx::OpSchema> guard(const onnx::OpSchema& schema) {
-    auto guarded = std::make_unique<onnx::OpSchema>(schema);
-    guarded->TypeAndShapeInferenceFunction(
-        [&schema,
-         infer = schema.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& context) {
-          if (!requiredInputsTyped(schema, context))
-            fail_type_inference("an input has no type, since inference failed where it is made");
-          checkConvolutionRanks(schema, context);
-          infer(context);
-        });
-    guarded->PartialDataPropagationFunction(
-        [&schema,
-         propagate = schema.GetDataPropagationFunction()](onnx::DataPropagationContext& context) {
-          if (requiredInputsTyped(schema, context))
-            propagate(context);
-        });
-    return guarded;
-  }
-
-  mutable std::unordered_map<const onnx::OpSchema*, std::unique_ptr<onnx::OpSchema>> guarded_;
-};
-
-void inferShapes(onnx::ModelProto& model, const ImportContext& context) {
-  const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/1,
-                                            /*data_prop=*/true);
-  try {
-    const GuardedSchemaRegistry registry;
-    onnx::shape_inference::InferShapes(model, &registry, options);
-  } catch (const std::exception& error) {
-    // ONNX lists every node that failed, a line each, the first being the cause:
-    // "(op_type:Conv, node name: conv1): [ShapeInferenceError] <message>". Report that one.
-    std::string reason = error.what();
-    std::string node;
-    if (const auto entry = reason.find("(op_type:"); entry != std::string::npos) {
-      reason.erase(0, entry);
-      reason.resize(std::min(reason.find('\n'), reason.size()));
-      constexpr std::string_view kOpType = "(op_type:", kNodeName = ", node name: ";
-      const auto name = reason.find(kNodeName);
-      const auto end = reason.find("): ");
-      if (name != std::string::npos && end != std::string::npos && name < end) {
-        node = reason.substr(name + kNodeName.size(), end - name - kNodeName.size());
-        if (node.empty()) // an unnamed node: its operator
-          node = reason.substr(kOpType.size(), name - kOpType.size());
-        reason.erase(0, end + std::strlen("): "));
-      }
-      if (reason.starts_with('['))
-        if (const auto kind = reason.find("] "); kind != std::string::npos)
-          reason.erase(0, kind + 2);
-    }
-    throw context.error("shape inference failed: " + reason, node);
-  }
 }
 
 // Decoded before ONNX's shape inference, whose data propagation reads initializers and
@@ -557,7 +460,7 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
   bindConstantInputs(*model.mutable_graph(), options, context);
   resolveInputShapes(*model.mutable_graph(), options, context);
   std::vector<graph::Value> initializers = decodeConstants(model.graph(), context);
-  inferShapes(model, context);
+  inferShapesGuarded(model, context.file);
   graph::Graph result = convert(model, std::move(initializers), context);
   result.name = modelNameFromPath(path);
   spdlog::debug("{}: imported {} nodes, {} values (opset {})", context.file, result.nodes.size(),
