@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 namespace clustune {
 
@@ -47,17 +49,47 @@ bool JsonlReader::next(nlohmann::json& entry) {
   return true;
 }
 
+namespace {
+
+// nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the byte
+// position is what helps, the bracketed name is noise.
+std::string withoutExceptionName(std::string reason) {
+  if (reason.starts_with("[json.exception."))
+    if (const auto end = reason.find("] "); end != std::string::npos)
+      reason.erase(0, end + 2);
+  return reason;
+}
+
+struct NonJsonNumber {
+  std::string token;
+  std::size_t byte = 0; // 1-based, where the token starts
+};
+
+// The NaN or Infinity that a parse error at `byte` (1-based, the character that failed) stopped
+// at: JSON has no such numbers, but Python's json module writes them by default.
+std::optional<NonJsonNumber> nonJsonNumberAt(const std::string& text, std::size_t byte) {
+  for (const std::string_view token : {"-Infinity", "Infinity", "NaN"})
+    for (const std::size_t back : {1, 2}) // the '-' of -Infinity was read before the failure
+      if (byte >= back && byte - back < text.size() &&
+          std::string_view(text).substr(byte - back).starts_with(token))
+        return NonJsonNumber{std::string(token), byte - back + 1};
+  return std::nullopt;
+}
+
+} // namespace
+
 nlohmann::json parseJsonText(const std::string& text, const ErrorContext& context) {
   try {
     return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    if (const auto number = nonJsonNumberAt(text, error.byte))
+      throw Error("invalid JSON: " + number->token + " at byte " + std::to_string(number->byte) +
+                      " is not a JSON number (Python's json module writes it for a float nan or "
+                      "inf unless given allow_nan=False)",
+                  context);
+    throw Error("invalid JSON: " + withoutExceptionName(error.what()), context);
   } catch (const nlohmann::json::exception& error) {
-    std::string reason = error.what();
-    // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, ..."; the
-    // byte position is what helps, the bracketed name is noise.
-    if (reason.starts_with("[json.exception."))
-      if (const auto end = reason.find("] "); end != std::string::npos)
-        reason = reason.substr(end + 2);
-    throw Error("invalid JSON: " + reason, context);
+    throw Error("invalid JSON: " + withoutExceptionName(error.what()), context);
   }
 }
 

@@ -62,6 +62,31 @@ TEST(Jsonl, ANumberBeyondDoubleIsInvalidJsonWithFileAndLine) {
   }
 }
 
+// Python's json module writes float nan and inf as NaN and Infinity, which JSON lacks; a
+// records.jsonl written by a script that way gets a message saying so.
+TEST(Jsonl, NaNAndInfinityAreNamedAsNotJsonNumbers) {
+  for (const std::string token : {"NaN", "Infinity", "-Infinity"}) {
+    try {
+      parseJsonText("{\"costs\":[0.5," + token + "]}", {.file = "records.jsonl", .line = 7});
+      FAIL() << "expected an error for " << token;
+    } catch (const Error& error) {
+      EXPECT_NE(
+          std::string(error.what())
+              .find("records.jsonl:7: invalid JSON: " + token + " at byte 15 is not a JSON number"),
+          std::string::npos)
+          << error.what();
+    }
+  }
+  try {
+    parseJsonText("NaN", {});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("NaN at byte 1 is not a JSON number"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Jsonl, NonObjectIsRejected) {
   const auto path = writeTemporary("clustune-jsonl-array.jsonl", "[1,2]\n");
   JsonlReader reader(path);
