@@ -53,6 +53,12 @@ CostModelEnsemble CostModelEnsemble::load(const std::string& directory) {
         throw Error("meta.json routing lists " + std::to_string(ensemble.centroids_.size()) +
                         " centroids but " + std::to_string(ensemble.radii_.size()) + " radii",
                     context);
+      for (const auto& centroid : ensemble.centroids_)
+        if (centroid.empty() || centroid.size() != ensemble.centroids_.front().size())
+          throw Error("meta.json routing has centroids of widths " +
+                          std::to_string(ensemble.centroids_.front().size()) + " and " +
+                          std::to_string(centroid.size()) + ", not one width of at least 1",
+                      context);
     }
   } catch (const nlohmann::json::exception& error) {
     throw Error(std::string("malformed meta.json: ") + error.what(), context);

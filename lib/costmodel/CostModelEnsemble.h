@@ -35,6 +35,8 @@ public:
                     const std::vector<double>* embedding = nullptr) const;
   // Whether meta.json assigns `taskKey` to a cluster (the clustering saw the task).
   bool assigned(const std::string& taskKey) const { return assign_.contains(taskKey); }
+  // The embedding width the routing centroids expect; 0 without routing centroids.
+  std::size_t routingWidth() const { return centroids_.empty() ? 0 : centroids_.front().size(); }
   const MlpCostModel& model(const std::string& name) const;
   bool hasModel(const std::string& name) const { return models_.count(name) > 0; }
   std::vector<std::string> modelNames() const;

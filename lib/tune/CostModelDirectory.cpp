@@ -64,9 +64,19 @@ CostModelDirectory loadCostModelDirectory(const std::string& path, const std::st
     spdlog::warn("{}: the cost models learnt timings of CPU '{}', this run measures on '{}'", path,
                  trainedOn, cpu);
   const fs::path gaePath = fs::path(path) / "gae.onnx";
-  if (fs::exists(gaePath))
+  if (fs::exists(gaePath)) {
     directory.gae = gae::loadGae(gaePath.string());
-  else
+    // Checked here, before anything is measured: a mismatch would otherwise surface at the
+    // first task the clustering never saw, after records were written.
+    const auto embeddingWidth =
+        static_cast<std::size_t>(2 * directory.gae->model.architecture().latent);
+    if (const std::size_t width = directory.ensemble.routingWidth();
+        width != 0 && width != embeddingWidth)
+      throw Error("the routing centroids have width " + std::to_string(width) + ", but " +
+                      gaePath.string() + " embeds tasks in " + std::to_string(embeddingWidth) +
+                      " dimensions: the two come from different trainings",
+                  {.file = metaPath});
+  } else
     spdlog::info("{}: no gae.onnx; tasks the clusters do not assign use the global model", path);
   return directory;
 }
