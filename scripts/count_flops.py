@@ -10,7 +10,7 @@ counted with these conventions (element counts from the inferred shapes):
   Conv           2*N*Cout*prod(out_spatial)*(Cin/groups)*prod(kernel) [+ out elems if bias]
   ConvTranspose  2*N*Cin*prod(in_spatial)*(Cout/groups)*prod(kernel)  [+ out elems if bias]
   Gemm           2*M*N*K [+ M*N if C];   MatMul  2*prod(batch)*M*N*K (numpy 1-D rules)
-  BatchNormalization 2/out elem; Softmax 3/in elem; LayerNormalization 7/in elem
+  BatchNormalization 2/out elem; Softmax/LogSoftmax 3/in elem; LayerNormalization 7/in elem
   element-wise ops   1/out elem, only when the output is a float tensor
   MaxPool/AveragePool out elems*prod(kernel_shape); GlobalAvg/MaxPool in elems
   ReduceMean/Sum/Max/Min in elems;  everything else (data movement, shape ops) 0
@@ -186,7 +186,7 @@ class Counter:
             return self.elems(node.input[0])
         if op in REDUCE:
             return self.elems(node.input[0])
-        if op == "Softmax":
+        if op in ("Softmax", "LogSoftmax"):
             return 3 * self.elems(node.input[0])
         if op == "LayerNormalization":
             return 7 * self.elems(node.input[0])

@@ -63,7 +63,7 @@ std::array<float, kTaskTagCount> taskTags(const graph::Task& task) {
       set(TaskTag::Dense);
     } else if (node.op == "MatMul") {
       set(outputRank(node) > 2 ? TaskTag::BatchedMatMul : TaskTag::Dense);
-    } else if (node.op == "Softmax") {
+    } else if (node.op == "Softmax" || node.op == "LogSoftmax") {
       set(TaskTag::Softmax);
     } else if (node.op == "LayerNormalization" || node.op == "ReduceMean" ||
                node.op == "ReduceSum") {

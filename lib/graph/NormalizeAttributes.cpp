@@ -96,7 +96,7 @@ void normalizeAttributes(Graph& graph) {
       setDefault(node, "beta", 1.0);
       setDefault(node, "transA", std::int64_t{0});
       setDefault(node, "transB", std::int64_t{0});
-    } else if (op == "Softmax") {
+    } else if (op == "Softmax" || op == "LogSoftmax") {
       makeAxisPositive(node, "axis", rank, -1);
     } else if (op == "LayerNormalization") {
       makeAxisPositive(node, "axis", rank, -1);

@@ -123,7 +123,7 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" ||
       op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
     return elementCount(inputShape(node, 0));
-  if (op == "Softmax")
+  if (op == "Softmax" || op == "LogSoftmax")
     return 3 * elementCount(inputShape(node, 0));
   if (op == "LayerNormalization")
     return 7 * elementCount(inputShape(node, 0));

@@ -81,6 +81,7 @@ constexpr std::array kOps = {
     OpInfo{"ReduceMax", CommReduce},
     OpInfo{"ReduceMin", CommReduce},
     OpInfo{"Softmax", CommReduce},
+    OpInfo{"LogSoftmax", CommReduce},
     OpInfo{"LayerNormalization", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
     OpInfo{"Shape", Opaque},

@@ -86,10 +86,10 @@ std::string schemaViolation(std::string message) {
 void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContext& context) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
-    // Before opset 13, Softmax flattened the trailing axes into one; clustune implements the
-    // opset-13 semantics (one axis) only.
-    if (node.op_type() == "Softmax" && opset < 13)
-      throw context.error("Softmax of opset " + std::to_string(opset) +
+    // Before opset 13, Softmax and LogSoftmax flattened the trailing axes into one; clustune
+    // implements the opset-13 semantics (one axis) only.
+    if ((node.op_type() == "Softmax" || node.op_type() == "LogSoftmax") && opset < 13)
+      throw context.error(node.op_type() + " of opset " + std::to_string(opset) +
                               " (flattening semantics) is not supported; opset 13 or newer is",
                           nodeLabel(node, i));
     const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";

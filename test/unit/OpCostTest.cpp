@@ -118,6 +118,7 @@ TEST(OpCost, ReductionsAndNormalisations) {
   NodeBuilder b;
   const auto x = b.tensor({2, 128, 768});
   EXPECT_EQ(b.flops(b.node("Softmax", {x}, {2, 128, 768})), 3LL * 2 * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("LogSoftmax", {x}, {2, 128, 768})), 3LL * 2 * 128 * 768);
   EXPECT_EQ(
       b.flops(b.node("LayerNormalization", {x, b.tensor({768}), b.tensor({768})}, {2, 128, 768})),
       7LL * 2 * 128 * 768);

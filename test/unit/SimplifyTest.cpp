@@ -184,7 +184,9 @@ TEST(Simplify, ImplicitAndExplicitConvAttributesNormaliseAlike) {
 TEST(Simplify, NegativeAxesBecomePositive) {
   Graph graph;
   const auto x = addInput(graph, "x", {2, 3, 5});
-  graph.outputs = {addNode(graph, "Softmax", {x}, {2, 3, 5})};
+  graph.outputs = {addNode(graph, "Softmax", {x}, {2, 3, 5}),
+                   addNode(graph, "LogSoftmax", {x}, {2, 3, 5}, {{"axis", std::int64_t{-2}}})};
   simplify(graph);
   EXPECT_EQ(graph.nodes[0].intAttribute("axis", -99), 2);
+  EXPECT_EQ(graph.nodes[1].intAttribute("axis", -99), 1);
 }

@@ -1,7 +1,7 @@
 // The reduction operator lowerings (te/topi/Reduction.cpp), through the public path: a hand-built
 // one-node task, te::lowerTask and the reference interpreter, against hand-computed values:
 // ReduceSum/Mean/Max/Min with and without keepdims, Softmax (rows sum to 1, stable for large
-// inputs) and LayerNormalization with its optional statistics outputs.
+// inputs), LogSoftmax and LayerNormalization with its optional statistics outputs.
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
@@ -101,6 +101,24 @@ TEST(TopiReduction, SoftmaxOverTheFirstAxis) {
   // Columns [0, ln 3] and [5, 5]: [1/4, 3/4] and [1/2, 1/2].
   const TensorData x = tensorOf({2, 2}, {0, 5, std::log(3.0), 5});
   expectNear(runOne("Softmax", {x}, {{"axis", std::int64_t{0}}}, {2, 2}), {0.25, 0.5, 0.75, 0.5});
+}
+
+TEST(TopiReduction, LogSoftmaxIsTheLogarithmOfSoftmaxAndStableForLargeInputs) {
+  // Rows [1, 2, 3] and [1000, 1001, 1002] both give x - 3 - log(exp(-2) + exp(-1) + 1) (shifted
+  // to their own maximum); without the shift the second row's exponentials overflow.
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 1000, 1001, 1002});
+  const TensorData y = runOne("LogSoftmax", {x}, {{"axis", std::int64_t{1}}}, {2, 3});
+  const double logSum = std::log(std::exp(-2.0) + std::exp(-1.0) + 1.0);
+  const Values row{-2 - logSum, -1 - logSum, -logSum};
+  expectNear(y, {row[0], row[1], row[2], row[0], row[1], row[2]}, 1e-5);
+  EXPECT_NEAR(row[2], std::log(0.66524096), 1e-7);
+}
+
+TEST(TopiReduction, LogSoftmaxOverTheFirstAxis) {
+  // Columns [0, ln 3] and [5, 5]: log [1/4, 3/4] and log [1/2, 1/2].
+  const TensorData x = tensorOf({2, 2}, {0, 5, std::log(3.0), 5});
+  expectNear(runOne("LogSoftmax", {x}, {{"axis", std::int64_t{0}}}, {2, 2}),
+             {std::log(0.25), std::log(0.5), std::log(0.75), std::log(0.5)}, 1e-6);
 }
 
 TEST(TopiReduction, LayerNormalizationWithScaleAndBias) {

@@ -1,8 +1,9 @@
 // Lowerings of the reduction operators (CommReduce pattern kind, except the pooling family in
 // Pooling.cpp). A stage's body is either free of Reduce or a single Reduce, so an operator that
 // needs a reduction and arithmetic on its result is several stages: ReduceMean is a sum then a
-// division, Softmax a max, a sum of exponentials and a division, LayerNormalization a mean, a
-// variance and a normalisation. Schedules may inline the element-wise ones.
+// division, Softmax a max, a sum of exponentials and a division (LogSoftmax a logarithm of the
+// sum and a subtraction), LayerNormalization a mean, a variance and a normalisation. Schedules
+// may inline the element-wise ones.
 #include "te/topi/Common.h"
 
 #include <algorithm>
@@ -104,8 +105,11 @@ OperatorLowering reduceOperator(Reducer reducer, bool mean) {
   };
 }
 
-// Softmax over one axis (opset 13 semantics), shifted by the maximum so exp cannot overflow.
-std::vector<Tensor> lowerSoftmax(const OperatorContext& context) {
+// Softmax, or LogSoftmax with `logarithm`, over one axis (opset 13 semantics), shifted by the
+// maximum so exp cannot overflow. LogSoftmax takes the logarithm of each row's sum once, in a
+// row-shaped stage, and subtracts it from the shifted input rather than adding the maximum to it:
+// max + log(sum) would lose the low bits of log(sum) when the inputs are large.
+std::vector<Tensor> lowerSoftmax(const OperatorContext& context, bool logarithm) {
   requireOperands(context, 1, 1);
   requireOutputs(context, 1);
   const Tensor& x = context.operand(0);
@@ -124,14 +128,26 @@ std::vector<Tensor> lowerSoftmax(const OperatorContext& context) {
                      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
                        return load(x, inputIndices);
                      });
-  auto shiftedExp = [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& row) {
-    return call(CallFunction::Exp, {load(x, inputIndices) - load(rowMax, row)});
+  auto shifted = [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& row) {
+    return load(x, inputIndices) - load(rowMax, row);
   };
-  const Tensor rowSum = reductionStage(context.stageName + ".expsum", x->shape, axes, false,
-                                       Reducer::Sum, shiftedExp);
+  const Tensor rowSum =
+      reductionStage(context.stageName + ".expsum", x->shape, axes, false, Reducer::Sum,
+                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& row) {
+                       return call(CallFunction::Exp, {shifted(inputIndices, row)});
+                     });
+  if (!logarithm)
+    return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+      const std::vector<Expr> row = withoutAxis(indices);
+      return call(CallFunction::Exp, {shifted(indices, row)}) / load(rowSum, row);
+    })};
+  const Tensor rowLogSum =
+      compute(context.stageName + ".logsum", rowSum->shape, [&](const std::vector<Expr>& row) {
+        return call(CallFunction::Log, {load(rowSum, row)});
+      });
   return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
     const std::vector<Expr> row = withoutAxis(indices);
-    return shiftedExp(indices, row) / load(rowSum, row);
+    return shifted(indices, row) - load(rowLogSum, row);
   })};
 }
 
@@ -213,7 +229,10 @@ void registerReductionOperators(OperatorRegistry& registry) {
   registry["ReduceMean"] = reduceOperator(Reducer::Sum, true);
   registry["ReduceMax"] = reduceOperator(Reducer::Max, false);
   registry["ReduceMin"] = reduceOperator(Reducer::Min, false);
-  registry["Softmax"] = lowerSoftmax;
+  registry["Softmax"] = [](const OperatorContext& context) { return lowerSoftmax(context, false); };
+  registry["LogSoftmax"] = [](const OperatorContext& context) {
+    return lowerSoftmax(context, true);
+  };
   registry["LayerNormalization"] = lowerLayerNormalization;
 }
 
