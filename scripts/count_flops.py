@@ -13,7 +13,8 @@ counted with these conventions (element counts from the inferred shapes):
   BatchNormalization 2/out elem; Softmax/LogSoftmax 3/in elem; LayerNormalization 7/in elem
   element-wise ops   1/out elem, only when the output is a float tensor
   MaxPool/AveragePool out elems*prod(kernel_shape); GlobalAvg/MaxPool in elems
-  ReduceMean/Sum/Max/Min in elems;  everything else (data movement, shape ops) 0
+  ReduceMean/Sum/Max/Min/LogSum in elems; ReduceL1/L2/SumSquare 2/in elem;
+  ReduceLogSumExp 3/in elem;  everything else (data movement, shape ops) 0
 
 Params = sum of element counts of float initializers.
 """
@@ -40,7 +41,8 @@ ELEMENTWISE = {
     "Neg", "Abs", "Reciprocal", "Max", "Min", "Where", "Equal", "Less",
     "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Gelu",
 }
-REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"}
+REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum"}
+MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}
 ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
@@ -186,7 +188,9 @@ class Counter:
             return self.elems(node.input[0])
         if op in REDUCE:
             return self.elems(node.input[0])
-        if op in ("Softmax", "LogSoftmax"):
+        if op in MAPPED_REDUCE:
+            return 2 * self.elems(node.input[0])
+        if op in ("Softmax", "LogSoftmax", "ReduceLogSumExp"):
             return 3 * self.elems(node.input[0])
         if op == "LayerNormalization":
             return 7 * self.elems(node.input[0])

@@ -110,7 +110,9 @@ void normalizeAttributes(Graph& graph) {
       std::vector<std::int64_t> reversed(rank);
       std::iota(reversed.rbegin(), reversed.rend(), 0);
       setDefault(node, "perm", reversed);
-    } else if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
+    } else if (op.starts_with("Reduce")) {
+      // Up to opset 17 (the importer's cap) every Reduce* but ReduceSum takes axes as an
+      // attribute and has no noop_with_empty_axes: absent axes mean all of them.
       std::vector<std::int64_t> all(rank);
       std::iota(all.begin(), all.end(), 0);
       auto axes = node.intsAttribute("axes", all);

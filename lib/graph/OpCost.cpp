@@ -121,9 +121,12 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return elementCount(outputShape(node)) * productOf(kernel.begin(), kernel.end());
   }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" ||
-      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")
+      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceLogSum")
     return elementCount(inputShape(node, 0));
-  if (op == "Softmax" || op == "LogSoftmax")
+  // An element map (|x| or x * x) and the sum.
+  if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare")
+    return 2 * elementCount(inputShape(node, 0));
+  if (op == "Softmax" || op == "LogSoftmax" || op == "ReduceLogSumExp")
     return 3 * elementCount(inputShape(node, 0));
   if (op == "LayerNormalization")
     return 7 * elementCount(inputShape(node, 0));

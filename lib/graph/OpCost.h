@@ -22,7 +22,8 @@ namespace clustune::graph {
 //   element-wise (registry pattern ElemWise or Broadcast, except Cast/Identity/Dropout): 1 per
 //     output element when the output is floating point, else 0 (shape arithmetic is free)
 //   MaxPool/AveragePool  output elements * prod(kernel_shape)
-//   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min  input elements
+//   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min/LogSum  input elements
+//   ReduceL1/L2/SumSquare 2 and ReduceLogSumExp 3 per input element
 //   everything else (layout ops, Opaque)  0
 std::int64_t nodeFlops(const Graph& graph, const Node& node);
 // The same rules for a node of a task, whose operands are task inputs or earlier task nodes.

@@ -190,3 +190,16 @@ TEST(Simplify, NegativeAxesBecomePositive) {
   EXPECT_EQ(graph.nodes[0].intAttribute("axis", -99), 2);
   EXPECT_EQ(graph.nodes[1].intAttribute("axis", -99), 1);
 }
+
+TEST(Simplify, ReductionAxesDefaultToAllAndBecomeSortedAndPositive) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 3, 5});
+  graph.outputs = {
+      addNode(graph, "ReduceL2", {x}, {1, 1, 1}),
+      addNode(graph, "ReduceLogSumExp", {x}, {2},
+              {{"axes", std::vector<std::int64_t>{-1, 1}}, {"keepdims", std::int64_t{0}}})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].intsAttribute("axes"), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(graph.nodes[0].intAttribute("keepdims", -1), 1);
+  EXPECT_EQ(graph.nodes[1].intsAttribute("axes"), (std::vector<std::int64_t>{1, 2}));
+}

@@ -1,13 +1,15 @@
 // The reduction operator lowerings (te/topi/Reduction.cpp), through the public path: a hand-built
 // one-node task, te::lowerTask and the reference interpreter, against hand-computed values:
-// ReduceSum/Mean/Max/Min with and without keepdims, Softmax (rows sum to 1, stable for large
-// inputs), LogSoftmax and LayerNormalization with its optional statistics outputs.
+// ReduceSum/Mean/Max/Min with and without keepdims, ReduceL1/L2/SumSquare/LogSum/LogSumExp,
+// Softmax (rows sum to 1, stable for large inputs), LogSoftmax and LayerNormalization with its
+// optional statistics outputs.
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <numeric>
 
 using namespace clustune;
@@ -59,6 +61,57 @@ TEST(TopiReduction, ReduceMaxAndMin) {
   expectNear(runOne("ReduceMin", {x}, reduceAttributes({1}, 0), {2}), {-1, -4});
   expectNear(runOne("ReduceMax", {iota({2, 3, 2})}, reduceAttributes({0, 2}, 1), {1, 3, 1}),
              {7, 9, 11});
+}
+
+TEST(TopiReduction, NormsAndSumOfSquares) {
+  const TensorData x = tensorOf({2, 3}, {3, -1, 7, -4, 2, 0});
+  expectNear(runOne("ReduceL1", {x}, reduceAttributes({1}, 0), {2}), {11, 6});
+  expectNear(runOne("ReduceSumSquare", {x}, reduceAttributes({0}, 1), {1, 3}), {25, 5, 49});
+  expectNear(runOne("ReduceL2", {x}, reduceAttributes({0}, 0), {3}), {5, std::sqrt(5.0), 7});
+  expectNear(runOne("ReduceL2", {x}, reduceAttributes({0, 1}, 1), {1, 1}), {std::sqrt(79.0)});
+}
+
+TEST(TopiReduction, LogSumAndLogSumExp) {
+  expectNear(
+      runOne("ReduceLogSum", {tensorOf({2, 2}, {1, 2, 3, 4})}, reduceAttributes({1}, 0), {2}),
+      {std::log(3.0), std::log(7.0)});
+  // The second row overflows exp unless shifted by its maximum first.
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 1000, 1001, 1002});
+  const double logSum = std::log(std::exp(-2.0) + std::exp(-1.0) + 1.0);
+  expectNear(runOne("ReduceLogSumExp", {x}, reduceAttributes({1}, 1), {2, 1}),
+             {3 + logSum, 1002 + logSum}, 1e-4);
+  expectNear(runOne("ReduceLogSumExp", {x}, reduceAttributes({0}, 0), {3}),
+             {1000 + std::log1p(std::exp(-999.0)), 1001.0, 1002.0}, 1e-4);
+}
+
+TEST(TopiReduction, LogSumExpOfOnlyMinusInfinityIsMinusInfinity) {
+  const double infinity = std::numeric_limits<double>::infinity();
+  const TensorData x = tensorOf({2, 2}, {-infinity, -infinity, 0, -infinity});
+  const TensorData y = runOne("ReduceLogSumExp", {x}, reduceAttributes({1}, 0), {2});
+  EXPECT_EQ(y.get(0), -infinity);
+  EXPECT_NEAR(y.get(1), 0.0, 1e-6);
+}
+
+TEST(TopiReduction, NormsKeepIntegersAndLogarithmsNeedFloats) {
+  const TensorData x = tensorOf({3, 2}, {1, -2, -3, 4, 5, -6}, DataType::Int64);
+  const TensorData l1 = runOne("ReduceL1", {x}, reduceAttributes({0}, 0), {2});
+  EXPECT_EQ(l1.dtype(), DataType::Int64);
+  EXPECT_EQ(valuesOf(l1), (Values{9, 12}));
+  EXPECT_EQ(valuesOf(runOne("ReduceSumSquare", {x}, reduceAttributes({1}, 0), {3})),
+            (Values{5, 25, 61}));
+  for (const char* op : {"ReduceL2", "ReduceLogSum", "ReduceLogSumExp"})
+    EXPECT_NE(errorOf(oneNodeTaskOfShapes(op, reduceAttributes({0}, 0), {x}, {{2}}))
+                  .find("needs a floating-point operand"),
+              std::string::npos)
+        << op;
+}
+
+TEST(TopiReduction, ReducingAScalarMapsItsOneElement) {
+  // Normalisation turns "all axes" of a rank-0 input into no axes.
+  const TensorData x = tensorOf({}, {-3});
+  expectNear(runOne("ReduceL2", {x}, reduceAttributes({}, 1), {}), {3});
+  expectNear(runOne("ReduceSumSquare", {x}, reduceAttributes({}, 1), {}), {9});
+  expectNear(runOne("ReduceLogSumExp", {x}, reduceAttributes({}, 1), {}), {-3});
 }
 
 TEST(TopiReduction, EmptyAxesIsANoOp) {

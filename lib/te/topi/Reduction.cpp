@@ -1,12 +1,14 @@
 // Lowerings of the reduction operators (CommReduce pattern kind, except the pooling family in
 // Pooling.cpp). A stage's body is either free of Reduce or a single Reduce, so an operator that
 // needs a reduction and arithmetic on its result is several stages: ReduceMean is a sum then a
-// division, Softmax a max, a sum of exponentials and a division (LogSoftmax a logarithm of the
+// division (ReduceL2 a sum of squares then sqrt, ReduceLogSumExp a max, a shifted exp-sum and a
+// logarithm), Softmax a max, a sum of exponentials and a division (LogSoftmax a logarithm of the
 // sum and a subtraction), LayerNormalization a mean, a variance and a normalisation. Schedules
 // may inline the element-wise ones.
 #include "te/topi/Common.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace clustune::te::topi {
 namespace {
@@ -77,32 +79,90 @@ void requireAxes(const OperatorContext& context, const std::vector<std::int64_t>
       context.fail("axes must be distinct, sorted and within rank " + std::to_string(rank));
 }
 
-// ReduceSum/Max/Min, and ReduceMean as a sum followed by a division. Empty axes is a no-op
-// (noop_with_empty_axes; normalisation has already turned "all axes" into an explicit list).
-OperatorLowering reduceOperator(Reducer reducer, bool mean) {
-  return [reducer, mean](const OperatorContext& context) -> std::vector<Tensor> {
+// What a Reduce* operator computes around its reducer: `element` maps each input element before
+// the reduction (|x| for ReduceL1, x * x for ReduceSumSquare and ReduceL2), `finish` maps the
+// reduced value given the number of elements reduced (a division for ReduceMean, sqrt for
+// ReduceL2, log for ReduceLogSum). Either may be null, for the identity.
+struct ReductionForm {
+  Reducer reducer = Reducer::Sum;
+  std::function<Expr(const Expr& x)> element = nullptr;
+  std::function<Expr(const Expr& reduced, std::int64_t count)> finish = nullptr;
+  bool floatOnly = false;
+};
+
+// Empty axes is a no-op for ReduceSum (noop_with_empty_axes; normalisation has already turned
+// "all axes" into an explicit list), else the input is a scalar whose reduction is the one
+// element mapped and finished.
+OperatorLowering reduceOperator(ReductionForm form) {
+  return [form](const OperatorContext& context) -> std::vector<Tensor> {
     requireOperands(context, 1, 1);
     requireOutputs(context, 1);
     const Tensor& x = context.operand(0);
+    if (form.floatOnly && !graph::isFloatingPoint(x->dtype))
+      context.fail("needs a floating-point operand");
     const auto axes = intsAttribute(context, "axes");
     const bool keptAxes = intAttribute(context, "keepdims", 1) != 0;
     requireAxes(context, axes, x->shape.size());
-    if (axes.empty())
-      return {copyStage(context.stageName, x)};
-    auto element = [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
-      return load(x, inputIndices);
+    auto element = [&](const std::vector<Expr>& inputIndices) {
+      Expr value = load(x, inputIndices);
+      return form.element ? form.element(value) : value;
     };
-    if (!mean)
-      return {reductionStage(context.stageName, x->shape, axes, keptAxes, reducer, element)};
-    const Tensor sum =
-        reductionStage(context.stageName + ".sum", x->shape, axes, keptAxes, Reducer::Sum, element);
+    if (axes.empty()) {
+      if (!form.element && !form.finish)
+        return {copyStage(context.stageName, x)};
+      return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+        return form.finish ? form.finish(element(indices), 1) : element(indices);
+      })};
+    }
+    auto source = [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+      return element(inputIndices);
+    };
+    if (!form.finish)
+      return {reductionStage(context.stageName, x->shape, axes, keptAxes, form.reducer, source)};
+    const Tensor reduced = reductionStage(context.stageName + "." + reducerName(form.reducer),
+                                          x->shape, axes, keptAxes, form.reducer, source);
     std::int64_t count = 1;
     for (std::int64_t axis : axes)
       count *= x->shape[axis];
-    return {compute(context.stageName, sum->shape, [&](const std::vector<Expr>& indices) {
-      return load(sum, indices) / typedConstant(static_cast<double>(count), x->dtype);
+    return {compute(context.stageName, reduced->shape, [&](const std::vector<Expr>& indices) {
+      return form.finish(load(reduced, indices), count);
     })};
   };
+}
+
+// log(sum(exp(x))) as max + log(sum(exp(x - max))), so that exp cannot overflow. The shift is
+// at least the dtype's lowest finite value: a slice that is all -inf would otherwise shift by
+// -inf and give NaN where the answer is -inf.
+std::vector<Tensor> lowerReduceLogSumExp(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  const auto axes = intsAttribute(context, "axes");
+  const bool keptAxes = intAttribute(context, "keepdims", 1) != 0;
+  requireAxes(context, axes, x->shape.size());
+  if (axes.empty())
+    return {copyStage(context.stageName, x)};
+  const double lowest = x->dtype == DataType::Float32 ? std::numeric_limits<float>::lowest()
+                                                      : std::numeric_limits<double>::lowest();
+  const Tensor maximumStage =
+      reductionStage(context.stageName + ".max", x->shape, axes, keptAxes, Reducer::Max,
+                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                       return load(x, inputIndices);
+                     });
+  const Tensor shift = compute(
+      context.stageName + ".shift", maximumStage->shape, [&](const std::vector<Expr>& indices) {
+        return maximum(load(maximumStage, indices), typedConstant(lowest, x->dtype));
+      });
+  const Tensor expSum = reductionStage(
+      context.stageName + ".expsum", x->shape, axes, keptAxes, Reducer::Sum,
+      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& outputIndices) {
+        return call(CallFunction::Exp, {load(x, inputIndices) - load(shift, outputIndices)});
+      });
+  return {compute(context.stageName, expSum->shape, [&](const std::vector<Expr>& indices) {
+    return load(shift, indices) + call(CallFunction::Log, {load(expSum, indices)});
+  })};
 }
 
 // Softmax, or LogSoftmax with `logarithm`, over one axis (opset 13 semantics), shifted by the
@@ -225,10 +285,24 @@ std::vector<Tensor> lowerLayerNormalization(const OperatorContext& context) {
 } // namespace
 
 void registerReductionOperators(OperatorRegistry& registry) {
-  registry["ReduceSum"] = reduceOperator(Reducer::Sum, false);
-  registry["ReduceMean"] = reduceOperator(Reducer::Sum, true);
-  registry["ReduceMax"] = reduceOperator(Reducer::Max, false);
-  registry["ReduceMin"] = reduceOperator(Reducer::Min, false);
+  auto square = [](const Expr& x) { return x * x; };
+  registry["ReduceSum"] = reduceOperator({});
+  registry["ReduceMean"] = reduceOperator({.finish = [](const Expr& sum, std::int64_t count) {
+    return sum / typedConstant(static_cast<double>(count), sum->dtype);
+  }});
+  registry["ReduceMax"] = reduceOperator({.reducer = Reducer::Max});
+  registry["ReduceMin"] = reduceOperator({.reducer = Reducer::Min});
+  registry["ReduceL1"] =
+      reduceOperator({.element = [](const Expr& x) { return call(CallFunction::Abs, {x}); }});
+  registry["ReduceSumSquare"] = reduceOperator({.element = square});
+  registry["ReduceL2"] = reduceOperator(
+      {.element = square,
+       .finish = [](const Expr& sum, std::int64_t) { return call(CallFunction::Sqrt, {sum}); },
+       .floatOnly = true});
+  registry["ReduceLogSum"] = reduceOperator(
+      {.finish = [](const Expr& sum, std::int64_t) { return call(CallFunction::Log, {sum}); },
+       .floatOnly = true});
+  registry["ReduceLogSumExp"] = lowerReduceLogSumExp;
   registry["Softmax"] = [](const OperatorContext& context) { return lowerSoftmax(context, false); };
   registry["LogSoftmax"] = [](const OperatorContext& context) {
     return lowerSoftmax(context, true);
