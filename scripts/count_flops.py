@@ -40,6 +40,8 @@ ELEMENTWISE = {
     "LeakyRelu", "Elu", "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Exp", "Log",
     "Neg", "Abs", "Reciprocal", "Max", "Min", "Where", "Equal", "Less",
     "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Gelu",
+    "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual",
+    "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu",
 }
 REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum"}
 MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}

@@ -135,8 +135,14 @@ void normalizeAttributes(Graph& graph) {
     } else if (op == "HardSigmoid") {
       setDefault(node, "alpha", 0.2);
       setDefault(node, "beta", 0.5);
-    } else if (op == "Elu") {
+    } else if (op == "Elu" || op == "Celu" || op == "ThresholdedRelu") {
       setDefault(node, "alpha", 1.0);
+    } else if (op == "Selu") {
+      setDefault(node, "alpha", 1.67326319217681884765625);
+      setDefault(node, "gamma", 1.05070102214813232421875);
+    } else if (op == "Shrink") {
+      setDefault(node, "lambd", 0.5);
+      setDefault(node, "bias", 0.0);
     }
   }
 }

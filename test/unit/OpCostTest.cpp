@@ -142,6 +142,9 @@ TEST(OpCost, ElementWiseCountsFloatOutputsOnly) {
   EXPECT_EQ(b.flops(b.node("Relu", {x}, {4, 8})), 32);
   EXPECT_EQ(b.flops(b.node("Add", {x, row}, {4, 8})), 32); // broadcast: output elements
   EXPECT_EQ(b.flops(b.node("Erf", {x}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("Sum", {x, row, x}, {4, 8})), 32); // variadic: output elements
+  EXPECT_EQ(b.flops(b.node("PRelu", {x, row}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("GreaterOrEqual", {x, row}, {4, 8}, {}, DataType::Bool)), 0);
   const auto shape = b.tensor({4}, DataType::Int64);
   EXPECT_EQ(b.flops(b.node("Mul", {shape, shape}, {4}, {}, DataType::Int64)), 0);
   EXPECT_EQ(b.flops(b.node("Equal", {x, x}, {4, 8}, {}, DataType::Bool)), 0);

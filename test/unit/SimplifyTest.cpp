@@ -191,6 +191,21 @@ TEST(Simplify, NegativeAxesBecomePositive) {
   EXPECT_EQ(graph.nodes[1].intAttribute("axis", -99), 1);
 }
 
+TEST(Simplify, ActivationDefaultsBecomeExplicit) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {4});
+  graph.outputs = {addNode(graph, "Selu", {x}, {4}), addNode(graph, "Shrink", {x}, {4}),
+                   addNode(graph, "Celu", {x}, {4}, {{"alpha", 2.0}}),
+                   addNode(graph, "ThresholdedRelu", {x}, {4})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].floatAttribute("alpha", 0), 1.67326319217681884765625);
+  EXPECT_EQ(graph.nodes[0].floatAttribute("gamma", 0), 1.05070102214813232421875);
+  EXPECT_EQ(graph.nodes[1].floatAttribute("lambd", 0), 0.5);
+  EXPECT_EQ(graph.nodes[1].floatAttribute("bias", -1), 0.0);
+  EXPECT_EQ(graph.nodes[2].floatAttribute("alpha", 0), 2.0);
+  EXPECT_EQ(graph.nodes[3].floatAttribute("alpha", 0), 1.0);
+}
+
 TEST(Simplify, ReductionAxesDefaultToAllAndBecomeSortedAndPositive) {
   Graph graph;
   const auto x = addInput(graph, "x", {2, 3, 5});

@@ -1,7 +1,8 @@
 // The element-wise operator lowerings (te/topi/Elementwise.cpp), through the public path: a
 // hand-built one-node task, te::lowerTask and the reference interpreter, against values computed
 // by hand or with <cmath> formulas written independently here. Covers every activation, Cast,
-// broadcasting in every direction, variadic Max/Min, Where, BatchNormalization and the errors.
+// broadcasting in every direction, variadic Max/Min/Sum/Mean, PRelu, Where, BatchNormalization
+// and the errors.
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
@@ -74,6 +75,29 @@ TEST(TopiElementwise, UnaryActivationsMatchTheirFormulas) {
          return 0.5 * v * (1 + std::tanh(std::sqrt(2 / pi) * (v + 0.044715 * v * v * v)));
        }},
       {"Softplus", {}, [](double v) { return std::log(std::exp(v) + 1); }},
+      {"Selu",
+       {},
+       [](double v) {
+         // The exact self-normalising constants; ONNX's defaults are their float32 roundings.
+         const double alpha = 1.6732632423543772, gamma = 1.0507009873554805;
+         return v > 0 ? gamma * v : gamma * alpha * (std::exp(v) - 1);
+       }},
+      {"Selu",
+       {{"alpha", 2.0}, {"gamma", 3.0}},
+       [](double v) { return v > 0 ? 3 * v : 3 * 2 * (std::exp(v) - 1); }},
+      {"Celu",
+       {{"alpha", 2.0}},
+       [](double v) { return std::fmax(0.0, v) + std::fmin(0.0, 2 * (std::exp(v / 2) - 1)); }},
+      {"Celu", {}, [](double v) { return v > 0 ? v : std::exp(v) - 1; }},
+      {"ThresholdedRelu", {{"alpha", 0.25}}, [](double v) { return v > 0.25 ? v : 0.0; }},
+      {"ThresholdedRelu", {}, [](double v) { return v > 1 ? v : 0.0; }},
+      {"Softsign", {}, [](double v) { return v / (1 + std::fabs(v)); }},
+      {"Shrink",
+       {{"lambd", 0.5}, {"bias", 0.25}},
+       [](double v) { return v < -0.5  ? v + 0.25
+                             : v > 0.5 ? v - 0.25
+                                       : 0.0; }},
+      {"Shrink", {}, [](double v) { return std::fabs(v) > 0.5 ? v : 0.0; }},
       {"Clip",
        {{"min", -0.5}, {"max", 2.0}},
        [](double v) { return std::fmin(std::fmax(v, -0.5), 2.0); }},
@@ -197,6 +221,27 @@ TEST(TopiElementwise, VariadicMaxAndMinBroadcast) {
   expectNear(runOne("Max", {a}), {1, 8, -3, 4});
 }
 
+TEST(TopiElementwise, VariadicSumAndMeanBroadcast) {
+  const TensorData a = tensorOf({2, 2}, {1, 8, -3, 4});
+  const TensorData b = tensorOf({2}, {2, 5});
+  const TensorData c = tensorOf({2, 1}, {0, 6});
+  const OutputSpec out{{2, 2}};
+  expectNear(runOne("Sum", {a, b, c}, {}, out), {3, 13, 5, 15});
+  expectNear(runOne("Mean", {a, b, c}, {}, out), {1, 13.0 / 3, 5.0 / 3, 5});
+  expectNear(runOne("Mean", {a}), {1, 8, -3, 4});
+  const TensorData integer = tensorOf({2}, {1, 2}, DataType::Int64);
+  EXPECT_EQ(valuesOf(runOne("Sum", {integer, integer})), (std::vector<double>{2, 4}));
+  EXPECT_NE(errorOf(oneNodeTask("Mean", {}, {integer, integer}, {{{2}, DataType::Int64}}))
+                .find("needs floating-point operands"),
+            std::string::npos);
+}
+
+TEST(TopiElementwise, PReluScalesNegativeInputsByABroadcastSlope) {
+  const TensorData x = tensorOf({2, 3}, {-2, -1, 0, 1, 2, -4});
+  expectNear(runOne("PRelu", {x, tensorOf({3}, {0.5, 2, 3})}), {-1, -2, 0, 1, 2, -12});
+  expectNear(runOne("PRelu", {x, tensorOf({1}, {0.25})}), {-0.5, -0.25, 0, 1, 2, -1});
+}
+
 TEST(TopiElementwise, ComparisonsAndLogicGiveBools) {
   const TensorData a = tensorOf({3}, {1, 2, 3});
   const TensorData b = tensorOf({}, {2});
@@ -204,10 +249,13 @@ TEST(TopiElementwise, ComparisonsAndLogicGiveBools) {
   EXPECT_EQ(valuesOf(runOne("Equal", {a, b}, {}, out)), (std::vector<double>{0, 1, 0}));
   EXPECT_EQ(valuesOf(runOne("Less", {a, b}, {}, out)), (std::vector<double>{1, 0, 0}));
   EXPECT_EQ(valuesOf(runOne("Greater", {a, b}, {}, out)), (std::vector<double>{0, 0, 1}));
+  EXPECT_EQ(valuesOf(runOne("LessOrEqual", {a, b}, {}, out)), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(valuesOf(runOne("GreaterOrEqual", {a, b}, {}, out)), (std::vector<double>{0, 1, 1}));
   const TensorData p = tensorOf({4}, {0, 0, 1, 1}, DataType::Bool);
   const TensorData q = tensorOf({4}, {0, 1, 0, 1}, DataType::Bool);
   EXPECT_EQ(valuesOf(runOne("And", {p, q})), (std::vector<double>{0, 0, 0, 1}));
   EXPECT_EQ(valuesOf(runOne("Or", {p, q})), (std::vector<double>{0, 1, 1, 1}));
+  EXPECT_EQ(valuesOf(runOne("Xor", {p, q})), (std::vector<double>{0, 1, 1, 0}));
 }
 
 TEST(TopiElementwise, WhereBroadcastsItsCondition) {

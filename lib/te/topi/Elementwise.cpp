@@ -1,7 +1,7 @@
 // Lowerings of the element-wise operators (ElemWise and Broadcast pattern kinds): one stage per
 // node whose body computes one output element from the operands at the same (broadcast)
-// position. Unary activations, numpy-broadcasting binary and variadic operators, Where, Cast,
-// Identity/Dropout and inference-form BatchNormalization.
+// position. Unary activations, numpy-broadcasting binary and variadic operators (PRelu, Sum and
+// Mean among them), Where, Cast, Identity/Dropout and inference-form BatchNormalization.
 #include "te/topi/Common.h"
 
 #include <cmath>
@@ -11,6 +11,10 @@ namespace clustune::te::topi {
 namespace {
 
 using Operands = std::vector<Expr>;
+
+// ONNX's Selu defaults, the float32 values of the self-normalising constants.
+constexpr double kSeluAlpha = 1.67326319217681884765625;
+constexpr double kSeluGamma = 1.05070102214813232421875;
 
 // A one-operand operator: `body` maps the operand's element to the output element.
 using UnaryBody = std::function<Expr(const OperatorContext& context, const Expr& x)>;
@@ -87,6 +91,19 @@ OperatorLowering logicalOperator(std::function<Expr(Expr, Expr)> combine) {
         context.fail("needs bool operands");
     return lowering(context);
   };
+}
+
+// ONNX defines Mean over floating-point types only; an integer mean would need a rounding rule.
+std::vector<Tensor> lowerMean(const OperatorContext& context) {
+  for (const Tensor& operand : context.operands)
+    if (operand && !graph::isFloatingPoint(operand->dtype))
+      context.fail("needs floating-point operands");
+  return broadcastOperator(1, 64, 0, [](const Operands& values) {
+    Expr sum = values[0];
+    for (std::size_t index = 1; index < values.size(); ++index)
+      sum = sum + values[index];
+    return sum / typedConstant(static_cast<double>(values.size()), sum->dtype);
+  })(context);
 }
 
 Expr constantLike(double value, const Expr& like) {
@@ -245,6 +262,34 @@ void registerElementwiseOperators(OperatorRegistry& registry) {
     return select(x < constantLike(0, x),
                   alpha * (call(CallFunction::Exp, {x}) - constantLike(1, x)), x);
   });
+  registry["Selu"] = floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+    const Expr alpha = constantLike(floatAttribute(context, "alpha", kSeluAlpha), x);
+    const Expr gamma = constantLike(floatAttribute(context, "gamma", kSeluGamma), x);
+    return gamma * select(x > constantLike(0, x), x, alpha * call(CallFunction::Exp, {x}) - alpha);
+  });
+  registry["Celu"] = floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+    const double alpha = floatAttribute(context, "alpha", 1.0);
+    const Expr zero = constantLike(0, x);
+    const Expr negativePart =
+        constantLike(alpha, x) *
+        (call(CallFunction::Exp, {x / constantLike(alpha, x)}) - constantLike(1, x));
+    return maximum(x, zero) + minimum(negativePart, zero);
+  });
+  registry["ThresholdedRelu"] =
+      floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+        const Expr alpha = constantLike(floatAttribute(context, "alpha", 1.0), x);
+        return select(x > alpha, x, constantLike(0, x));
+      });
+  registry["Softsign"] = floatUnaryOperator([](const OperatorContext&, const Expr& x) {
+    return x / (constantLike(1, x) + call(CallFunction::Abs, {x}));
+  });
+  // ONNX allows integer Shrink too, but leaves open how the float lambd and bias apply to it.
+  registry["Shrink"] = floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+    const double lambd = floatAttribute(context, "lambd", 0.5);
+    const Expr bias = constantLike(floatAttribute(context, "bias", 0.0), x);
+    return select(x < constantLike(-lambd, x), x + bias,
+                  select(x > constantLike(lambd, x), x - bias, constantLike(0, x)));
+  });
   registry["Gelu"] = floatUnaryOperator(gelu);
   // log(1 + exp(x)) written as max(x, 0) + log(1 + exp(-|x|)), which cannot overflow.
   registry["Softplus"] = floatUnaryOperator([](const OperatorContext&, const Expr& x) {
@@ -265,10 +310,18 @@ void registerElementwiseOperators(OperatorRegistry& registry) {
   registry["Equal"] = binaryOperator([](Expr a, Expr b) { return a == b; });
   registry["Less"] = binaryOperator([](Expr a, Expr b) { return a < b; });
   registry["Greater"] = binaryOperator([](Expr a, Expr b) { return a > b; });
+  registry["LessOrEqual"] = binaryOperator([](Expr a, Expr b) { return a <= b; });
+  registry["GreaterOrEqual"] = binaryOperator([](Expr a, Expr b) { return a >= b; });
   registry["And"] = logicalOperator([](Expr a, Expr b) { return a && b; });
   registry["Or"] = logicalOperator([](Expr a, Expr b) { return a || b; });
+  registry["Xor"] = logicalOperator([](Expr a, Expr b) { return a != b; });
   registry["Max"] = variadicOperator([](Expr a, Expr b) { return maximum(a, b); });
   registry["Min"] = variadicOperator([](Expr a, Expr b) { return minimum(a, b); });
+  registry["Sum"] = variadicOperator([](Expr a, Expr b) { return a + b; });
+  registry["Mean"] = lowerMean;
+  // The slope broadcasts to the input (unidirectionally: the output has the input's shape).
+  registry["PRelu"] = binaryOperator(
+      [](Expr x, Expr slope) { return select(x < constantLike(0, x), slope * x, x); });
   // ONNX lets the exponent have another numeric type than the base; the result is the base's.
   registry["Pow"] = broadcastOperator(2, 2, 1, [](const Operands& values) {
     return call(CallFunction::Pow, {values[0], cast(values[0]->dtype, values[1])});
