@@ -148,15 +148,19 @@ public:
 private:
   static std::unique_ptr<onnx::OpSchema> guard(const onnx::OpSchema& schema) {
     auto guarded = std::make_unique<onnx::OpSchema>(schema);
-    guarded->TypeAndShapeInferenceFunction(
-        [&schema,
-         infer = schema.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& context) {
-          if (!requiredInputsTyped(schema, context))
-            fail_type_inference("an input has no type, since inference failed where it is made");
-          checkConvolutionRanks(schema, context);
-          checkWindowFits(schema, context);
-          infer(context);
-        });
+    // An operator defined by its function body alone (GreaterOrEqual and LessOrEqual of opset
+    // 16) is inferred node by node through that body, whose nodes this registry guards; setting
+    // an inference function here would replace that with ONNX's dummy, which infers nothing.
+    if (schema.has_type_and_shape_inference_function())
+      guarded->TypeAndShapeInferenceFunction(
+          [&schema,
+           infer = schema.GetTypeAndShapeInferenceFunction()](onnx::InferenceContext& context) {
+            if (!requiredInputsTyped(schema, context))
+              fail_type_inference("an input has no type, since inference failed where it is made");
+            checkConvolutionRanks(schema, context);
+            checkWindowFits(schema, context);
+            infer(context);
+          });
     guarded->PartialDataPropagationFunction(
         [&schema,
          propagate = schema.GetDataPropagationFunction()](onnx::DataPropagationContext& context) {
