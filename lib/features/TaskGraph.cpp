@@ -19,9 +19,11 @@ using graph::PatternKind;
 using graph::Shape;
 using graph::TaskValueRef;
 
-// Every registry op that can appear in a task, in graph/OpRegistry.cpp's order; the Opaque shape
-// ops (Shape, Constant, ConstantOfShape, Range, Size) are always folded away and have no column.
-// Appending or reordering changes the columns: bump kTaskGraphFeatureVersion.
+// Every registry op that could appear in a task when feature version 1 was fixed, in
+// graph/OpRegistry.cpp's order; the Opaque shape ops (Shape, Constant, ConstantOfShape, Range,
+// Size) are always folded away and have no column. Ops registered since fall into op=other, as
+// the bundled models were trained on these columns. Appending or reordering changes the columns:
+// bump kTaskGraphFeatureVersion.
 // clang-format off
 constexpr std::array<std::string_view, 65> kOpVocabulary = {
     // Complex ops that anchor a task.

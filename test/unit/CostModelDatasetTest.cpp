@@ -8,6 +8,7 @@
 #include "schedule/State.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -68,6 +69,22 @@ TEST(CostModelDataset, TaskTagsFollowEachStatement) {
   EXPECT_EQ(dataset.statements(matmulRow, tag(TaskTag::Convolution)), 0.0f);
   EXPECT_EQ(dataset.statements(addReluRow, tag(TaskTag::Dense)), 0.0f);
   EXPECT_EQ(dataset.statements(addReluRow, tag(TaskTag::DataMovementOnly)), 0.0f);
+}
+
+TEST(CostModelDataset, SoftmaxTagCoversLogSoftmax) {
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    graph::Task task;
+    task.inputs = {{.shape = {4, 8}}};
+    task.nodes = {graph::TaskNode{.op = op,
+                                  .attributes = {{"axis", std::int64_t{1}}},
+                                  .inputs = {graph::TaskValueRef::input(0)},
+                                  .outputShapes = {{4, 8}},
+                                  .outputTypes = {graph::DataType::Float32}}};
+    task.outputs = {graph::TaskValueRef::node(0, 0)};
+    const auto tags = taskTags(task);
+    EXPECT_EQ(tags[static_cast<std::size_t>(TaskTag::Softmax)], 1.0f) << op;
+    EXPECT_EQ(std::count(tags.begin(), tags.end(), 1.0f), 1) << op;
+  }
 }
 
 TEST(CostModelDataset, FailedRecordsAndUnknownTasksAreCountedAndSkipped) {
