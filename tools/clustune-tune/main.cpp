@@ -21,6 +21,7 @@
 #include "tune/Tuner.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -188,6 +189,11 @@ int main(int argc, char** argv) {
       throw Error("--no-update keeps a pretrained model fixed; --mode " + modeName + " has none");
     if (!costModelPath.empty() && (mode == Mode::Online || mode == Mode::Random))
       throw Error("--cost-model is for --mode cluster or global, not " + modeName);
+    // Each is locked for appending; the second lock would report "another run" on this one.
+    if (!curvePath.empty() && std::filesystem::weakly_canonical(curvePath) ==
+                                  std::filesystem::weakly_canonical(outputPath))
+      throw Error("--curve and -o name the same file, " + curvePath +
+                  ": the curve and the log are separate files");
 
     const std::vector<graph::Task> tasks =
         tasksOf(modelPaths, tasksPath, onnx_import::importOptionsFromFlags(batch, inputShapes));
