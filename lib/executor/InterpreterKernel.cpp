@@ -20,13 +20,15 @@ public:
     inputValues.reserve(inputs.size());
     for (const te::TensorView& input : inputs) {
       te::TensorData copy(input.dtype, input.shape);
-      std::memcpy(copy.data(), input.data, copy.byteSize());
+      if (copy.byteSize() > 0) // an empty tensor's pointers may be null, which memcpy may not take
+        std::memcpy(copy.data(), input.data, copy.byteSize());
       inputValues.push_back(std::move(copy));
     }
     const std::vector<te::TensorData> results = te::evaluateWorkload(workload_, inputValues);
     assert(results.size() == outputs.size());
     for (std::size_t i = 0; i < outputs.size(); ++i)
-      std::memcpy(outputs[i].data, results[i].data(), results[i].byteSize());
+      if (results[i].byteSize() > 0)
+        std::memcpy(outputs[i].data, results[i].data(), results[i].byteSize());
   }
 
 private:
