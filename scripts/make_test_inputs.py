@@ -10,7 +10,13 @@ random values, so re-running the script reproduces the files byte for byte:
   escape_relative.onnx   as tiny_external, location "../outside.bin"
   escape_absolute.onnx   as tiny_external, location "/etc/passwd"
   unsupported_op.onnx    Relu ("relu0") -> Det ("determinant")
-  opset18.onnx           a single Relu, opset 18, IR version 8
+  opset22.onnx           a single Relu, opset 22 (newer than clustune knows)
+  opset21/test_opset21_forms/
+                         model.onnx at opset 21 with the operand forms of opsets 18-20 (ReduceMean's
+                         axes input, Split's num_outputs with a smaller last piece, Pad's axes
+                         input, Gelu) and Shape->Gather->Concat->Reshape arithmetic, with an
+                         input and onnxruntime's output as a backend node test
+  bert-tiny_opset21.onnx models/bert-tiny.onnx converted to opset 21 by onnx.version_converter
   empty.onnx             0 bytes
   random_bytes.onnx      4096 bytes from numpy default_rng(1)
   truncated.onnx         first 60% of tiny_cnn.onnx
@@ -136,12 +142,48 @@ def unsupported_op():
     return _model(graph)
 
 
-def opset18():
+def opset22():
     graph = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "opset18",
+        [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "opset22",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
-    return _model(graph, opset=18, ir_version=8)
+    return _model(graph, opset=22)
+
+
+def opset21_forms():
+    inits = [
+        _init("mean_axes", np.array([2], dtype=np.int64)),
+        _init("pad_amounts", np.array([0, 1], dtype=np.int64)),
+        _init("pad_axes", np.array([-1], dtype=np.int64)),
+        _init("batch_index", np.array([0], dtype=np.int64)),
+        _init("rest", np.array([-1], dtype=np.int64)),
+    ]
+    nodes = [
+        helper.make_node("ReduceMean", ["x", "mean_axes"], ["mean"], name="mean", keepdims=1),
+        helper.make_node("Sub", ["x", "mean"], ["centered"], name="center"),
+        helper.make_node("Split", ["centered"], ["part0", "part1", "part2"], name="split",
+                         axis=2, num_outputs=3),
+        helper.make_node("Pad", ["part2", "pad_amounts", "", "pad_axes"], ["padded"],
+                         name="pad"),
+        helper.make_node("Add", ["part0", "padded"], ["sum"], name="add"),
+        helper.make_node("Mul", ["sum", "part1"], ["product"], name="mul"),
+        helper.make_node("Gelu", ["product"], ["gelu"], name="gelu"),
+        helper.make_node("Shape", ["gelu"], ["gelu_shape"], name="shape"),
+        helper.make_node("Gather", ["gelu_shape", "batch_index"], ["batch"], name="gather"),
+        helper.make_node("Concat", ["batch", "rest"], ["target"], name="concat", axis=0),
+        helper.make_node("Reshape", ["gelu", "target"], ["y"], name="flatten"),
+    ]
+    graph = helper.make_graph(
+        nodes, "opset21_forms",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return _model(graph, opset=21)
+
+
+def bert_tiny_opset21():
+    from onnx import version_converter
+    model = onnx.load(os.path.join(REPO, "models", "bert-tiny.onnx"), load_external_data=False)
+    return version_converter.convert_version(model, 21)
 
 
 def two_branch():
@@ -230,7 +272,7 @@ def main(argv=None):
         "escape_relative.onnx": conv_relu_external("../outside.bin"),
         "escape_absolute.onnx": conv_relu_external("/etc/passwd"),
         "unsupported_op.onnx": unsupported_op(),
-        "opset18.onnx": opset18(),
+        "opset22.onnx": opset22(),
         "two_branch.onnx": two_branch(),
     }
     # Well-formed protobufs that clustune (and onnxruntime) must refuse.
@@ -243,6 +285,20 @@ def main(argv=None):
         _write(p(name), model.SerializeToString())
     for name, model in valid.items():
         _write(p(name), model.SerializeToString())
+
+    _write(p("bert-tiny_opset21.onnx"), bert_tiny_opset21().SerializeToString())
+    forms = os.path.join(out, "opset21", "test_opset21_forms")
+    os.makedirs(os.path.join(forms, "test_data_set_0"), exist_ok=True)
+    forms_model = opset21_forms()
+    _write(os.path.join(forms, "model.onnx"), forms_model.SerializeToString())
+    forms_input = np.random.default_rng(4).standard_normal((2, 6, 8)).astype(np.float32)
+    _write(os.path.join(forms, "test_data_set_0", "input_0.pb"),
+           numpy_helper.from_array(forms_input, "x").SerializeToString())
+    # The expected output is onnxruntime's: the test fails if clustune computes anything else.
+    (forms_output,) = _run_ort("opset21_forms", os.path.join(forms, "model.onnx"),
+                               {"x": forms_input})
+    _write(os.path.join(forms, "test_data_set_0", "output_0.pb"),
+           numpy_helper.from_array(forms_output, "y").SerializeToString())
 
     tiny_bytes = open(p("tiny_cnn.onnx"), "rb").read()
     _write(p("empty.onnx"), b"")
@@ -269,7 +325,6 @@ def main(argv=None):
         assert np.allclose(logits, logits2[:1], atol=1e-5), "tiny_dynamic != tiny_cnn"
         _run_ort("unsupported_op.onnx", p("unsupported_op.onnx"),
                  {"x": np.eye(4, dtype=np.float32)})
-        _run_ort("opset18.onnx", p("opset18.onnx"), {"x": np.ones((1, 4), np.float32)})
         _run_ort("two_branch.onnx", p("two_branch.onnx"), {"x": np.ones((1, 8), np.float32)})
         for bad in ("empty.onnx", "random_bytes.onnx", "truncated.onnx"):
             try:

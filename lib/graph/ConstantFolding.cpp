@@ -83,6 +83,9 @@ std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank) {
 }
 
 bool evaluateElementwise(const std::string& op, const std::vector<const Value*>& in, Result& out) {
+  // Max and Min take any number of inputs; only one or two (three for Where) are evaluated.
+  if (in.size() > (op == "Where" ? 3u : 2u))
+    return false;
   const Shape& shape = out.value.shape;
   const std::int64_t count = elementCount(shape);
   const bool integer =
@@ -197,6 +200,8 @@ bool evaluateConcat(const Node& node, const std::vector<const Value*>& in, Resul
 }
 
 bool evaluateSlice(const Node& node, const std::vector<const Value*>& in, Result& out) {
+  if (in.size() < 3 || !in[1] || !in[2])
+    return false; // before opset 10, starts and ends were attributes
   const Value& data = *in[0];
   const std::size_t rank = data.shape.size();
   std::vector<std::int64_t> start(rank, 0), step(rank, 1);
@@ -251,12 +256,10 @@ bool evaluateTranspose(const Node& node, const Value& data, Result& out) {
   return true;
 }
 
-// Evaluates `node` into the data of its (already shaped) output values; false if it cannot.
-bool evaluate(const Graph& graph, const Node& node, std::vector<Value>& outputs) {
-  std::vector<const Value*> in;
-  for (ValueId id : node.inputs)
-    in.push_back(id == kNoValue ? nullptr : &graph.values[id]);
-  Result out{outputs[0]};
+} // namespace
+
+bool evaluateNode(const Node& node, const std::vector<const Value*>& in, Value& output) {
+  Result out{output};
   const std::string& op = node.op;
   if (op == "Shape") {
     const Shape& shape = in[0]->shape;
@@ -322,6 +325,8 @@ bool evaluate(const Graph& graph, const Node& node, std::vector<Value>& outputs)
   return false;
 }
 
+namespace {
+
 bool inputsAvailable(const Graph& graph, const Node& node) {
   if (node.op == "Shape" || node.op == "Size")
     return true; // shapes are static: the data of the input is not needed
@@ -345,14 +350,16 @@ int foldConstants(Graph& graph, std::int64_t maxElements) {
       continue;
     result.floatData.clear();
     result.intData.clear();
-    std::vector<Value> outputs{result};
+    std::vector<const Value*> inputs;
+    for (ValueId input : node.inputs)
+      inputs.push_back(input == kNoValue ? nullptr : &graph.values[input]);
     try {
-      if (!evaluate(graph, node, outputs))
+      if (!evaluateNode(node, inputs, result))
         continue;
     } catch (const Error& error) {
       throw Error(error.message(), {.node = graph.nodeLabel(id)});
     }
-    Value& folded_value = outputs[0];
+    Value& folded_value = result;
     assert(static_cast<std::int64_t>(isInteger(folded_value) ? folded_value.intData.size()
                                                              : folded_value.floatData.size()) ==
            folded_value.elements());

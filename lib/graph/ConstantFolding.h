@@ -14,4 +14,10 @@ namespace clustune::graph {
 // Returns the number of nodes folded; the caller runs Graph::compact afterwards.
 int foldConstants(Graph& graph, std::int64_t maxElements = 1 << 16);
 
+// Computes the data of `output` (dtype and shape already set) from the node's inputs (nullptr for
+// an omitted optional one; Shape and Size need only their input's shape). False when the
+// operator or this use of it is not evaluated at compile time. Throws clustune::Error without
+// node context when the inputs are invalid (a Gather index out of range).
+bool evaluateNode(const Node& node, const std::vector<const Value*>& inputs, Value& output);
+
 } // namespace clustune::graph

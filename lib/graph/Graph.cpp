@@ -60,6 +60,31 @@ bool isFloatingPoint(DataType type) {
   return type == DataType::Float32 || type == DataType::Float16 || type == DataType::Float64;
 }
 
+std::optional<DataType> dataTypeFromOnnxCode(std::int64_t code) {
+  // TensorProto.DataType: FLOAT 1, UINT8 2, INT8 3, INT32 6, INT64 7, BOOL 9, FLOAT16 10,
+  // DOUBLE 11; fixed by the ONNX standard, so that lib/graph need not include its protobuf.
+  switch (code) {
+  case 1:
+    return DataType::Float32;
+  case 2:
+    return DataType::UInt8;
+  case 3:
+    return DataType::Int8;
+  case 6:
+    return DataType::Int32;
+  case 7:
+    return DataType::Int64;
+  case 9:
+    return DataType::Bool;
+  case 10:
+    return DataType::Float16;
+  case 11:
+    return DataType::Float64;
+  default:
+    return std::nullopt;
+  }
+}
+
 std::int64_t elementCount(const Shape& shape) {
   return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
 }

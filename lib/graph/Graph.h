@@ -22,6 +22,9 @@ const char* dataTypeName(DataType type); // "float32", "int64", ...
 std::optional<DataType> parseDataType(const std::string& name);
 std::int64_t dataTypeBytes(DataType type);
 bool isFloatingPoint(DataType type);
+// The type of an ONNX TensorProto.DataType code (Cast's `to`, a tensor's data_type); nullopt for
+// the types clustune does not compute in.
+std::optional<DataType> dataTypeFromOnnxCode(std::int64_t code);
 
 using Shape = std::vector<std::int64_t>;
 std::int64_t elementCount(const Shape& shape);

@@ -111,11 +111,11 @@ void normalizeAttributes(Graph& graph) {
       std::iota(reversed.rbegin(), reversed.rend(), 0);
       setDefault(node, "perm", reversed);
     } else if (op.starts_with("Reduce")) {
-      // Up to opset 17 (the importer's cap) every Reduce* but ReduceSum takes axes as an
-      // attribute and has no noop_with_empty_axes: absent axes mean all of them.
+      // Axes given as an input (ReduceSum from opset 13, the others from 18) are an attribute
+      // by now. Absent axes mean all of them, unless noop_with_empty_axes asks for none.
       std::vector<std::int64_t> all(rank);
       std::iota(all.begin(), all.end(), 0);
-      auto axes = node.intsAttribute("axes", all);
+      auto axes = node.intsAttribute("axes");
       if (axes.empty() && node.intAttribute("noop_with_empty_axes", 0) == 0)
         axes = all;
       for (auto& axis : axes)

@@ -67,8 +67,9 @@ int operandsToAttributes(Graph& graph) {
       node.attributes["shape"] = std::vector<std::int64_t>(outputShape.begin(), outputShape.end());
       node.attributes.erase("allowzero");
       keep = 1;
-    } else if ((op == "Unsqueeze" || op == "Squeeze" || op == "ReduceSum") &&
+    } else if ((op == "Unsqueeze" || op == "Squeeze" || op.starts_with("Reduce")) &&
                node.inputs.size() > 1) {
+      // ReduceSum took its axes as an input from opset 13, the other reductions from 18.
       if (node.inputs[1] != kNoValue)
         node.attributes["axes"] = requireInts(graph, id, 1, "axes");
       keep = 1;
@@ -76,6 +77,14 @@ int operandsToAttributes(Graph& graph) {
       if (node.inputs[1] != kNoValue)
         node.attributes["split"] = requireInts(graph, id, 1, "split");
       keep = 1;
+    } else if (op == "Split" && node.attributes.erase("num_outputs")) {
+      // Opset 18's even split (the last piece may be smaller), recorded as explicit sizes.
+      std::vector<std::int64_t> sizes;
+      const auto axis = node.intAttribute("axis", 0);
+      const auto rank = static_cast<std::int64_t>(graph.values[node.inputs[0]].shape.size());
+      for (ValueId piece : node.outputs)
+        sizes.push_back(graph.values[piece].shape.at(axis < 0 ? axis + rank : axis));
+      node.attributes["split"] = sizes;
     } else if (op == "Tile") {
       node.attributes["repeats"] = requireInts(graph, id, 1, "repeats");
       keep = 1;
@@ -126,8 +135,19 @@ int operandsToAttributes(Graph& graph) {
                                        ? fill->floatData.at(0)
                                        : static_cast<double>(fill->intData.at(0));
       }
-      if (node.inputs.size() > 3 && node.inputs[3] != kNoValue)
-        throw Error("Pad with explicit axes is not supported", {.node = graph.nodeLabel(id)});
+      if (node.inputs.size() > 3 && node.inputs[3] != kNoValue) {
+        // Opset 18's axes: pads for the named axes only, widened to every axis.
+        const auto axes = requireInts(graph, id, 3, "axes");
+        const auto pads = std::get<std::vector<std::int64_t>>(node.attributes["pads"]);
+        const auto rank = static_cast<std::int64_t>(graph.values[node.inputs[0]].shape.size());
+        std::vector<std::int64_t> full(2 * rank, 0);
+        for (std::size_t k = 0; k < axes.size(); ++k) {
+          const std::int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+          full[axis] = pads[k];
+          full[axis + rank] = pads[k + axes.size()];
+        }
+        node.attributes["pads"] = full;
+      }
       keep = 1;
     } else if (op == "Clip" && node.inputs.size() > 1) {
       for (std::size_t index = 1; index < node.inputs.size() && index < 3; ++index) {

@@ -1,11 +1,13 @@
 // See Importer.h. Import runs in this order, so that each problem gets the most specific
 // message: parse and validate the protobuf, check the opset and that every operator has an
-// import rule, check data flow and external-data locations, resolve input shapes, decode the
-// constants, run ONNX shape inference behind its guards (OnnxInference.h; with data
-// propagation, so that Shape→Gather→Concat→Reshape chains get static shapes), and convert to
-// graph::Graph.
+// import rule (and, at the opsets libonnx knows, fits its schema), check data flow and
+// external-data locations, resolve input shapes, decode the constants, convert to
+// graph::Graph, and infer every shape with clustune's own rules (graph/ShapeInference.h, which
+// evaluates Shape→Gather→Concat→Reshape chains on the way so that they give static shapes).
+// ONNX's own inference runs only on request, as a cross-check (ImportOptions).
 #include "onnx/Importer.h"
 
+#include "graph/ShapeInference.h"
 #include "onnx/OnnxInference.h"
 #include "onnx/TensorConversion.h"
 #include "support/Error.h"
@@ -28,9 +30,15 @@ namespace clustune::onnx_import {
 namespace {
 
 using graph::DataType;
+using graph::kNewestOpset;
 using graph::Shape;
 
-constexpr int kMaxOpset = 17; // Debian's libonnx 1.12 carries schemas up to opset 17
+// Debian's libonnx 1.12 carries operator schemas up to opset 17: nodes of newer opsets are
+// checked by the shape rules alone.
+constexpr int kNewestSchemaOpset = 17;
+
+// Operators of the registry defined after kNewestSchemaOpset, with the opset that added them.
+constexpr std::pair<const char*, int> kOperatorsAfterSchemas[] = {{"Gelu", 20}};
 
 struct ImportContext {
   std::string file; // for messages
@@ -99,12 +107,21 @@ void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContex
               (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",
           nodeLabel(node, i));
     // ONNX's shape inference trusts a node's inputs, outputs and attributes to match its
-    // schema: a Gather with one input crashed libonnx 1.12 (found by fuzz-onnx_import).
-    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
-    if (!schema)
+    // schema: a Gather with one input crashed libonnx 1.12 (found by fuzz-onnx_import). The
+    // cross-check still runs it, and the schemas catch attributes of the wrong type.
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(node.op_type(), std::min(opset, kNewestSchemaOpset), "");
+    int introduced = schema ? 1 : kNewestOpset + 1;
+    for (const auto& [op, since] : kOperatorsAfterSchemas)
+      if (node.op_type() == op)
+        introduced = since;
+    if (introduced > opset)
       throw context.error("operator '" + node.op_type() + "' does not exist in opset " +
                               std::to_string(opset),
                           nodeLabel(node, i));
+    if (opset > kNewestSchemaOpset)
+      continue; // its schema may have changed since
+
     try {
       schema->Verify(node);
     } catch (const std::exception& error) {
@@ -327,27 +344,16 @@ graph::Graph convert(const onnx::ModelProto& model, std::vector<graph::Value> in
   graph::Graph result;
   std::unordered_map<std::string, graph::ValueId> valueByName;
 
-  std::unordered_map<std::string, const onnx::TypeProto*> typeByName;
-  for (const auto& info : source.value_info())
-    typeByName[info.name()] = &info.type();
-  for (const auto& info : source.output())
-    typeByName[info.name()] = &info.type();
-
   for (graph::Value& initializer : initializers) {
     const std::string name = initializer.name;
     valueByName[name] = result.addValue(std::move(initializer));
   }
 
-  auto staticShape = [&](const onnx::TypeProto& type, const std::string& name,
-                         const std::string& node) -> Shape {
-    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
-      throw context.error("shape inference left '" + name + "' without a shape", node);
+  // resolveInputShapes left every graph input with a static shape.
+  auto inputShape = [](const onnx::TypeProto& type) {
     Shape shape;
-    for (const auto& dim : type.tensor_type().shape().dim()) {
-      if (!dim.has_dim_value() || dim.dim_value() < 0)
-        throw context.error("shape inference left '" + name + "' with a dynamic dimension", node);
+    for (const auto& dim : type.tensor_type().shape().dim())
       shape.push_back(dim.dim_value());
-    }
     return shape;
   };
 
@@ -359,7 +365,7 @@ graph::Graph convert(const onnx::ModelProto& model, std::vector<graph::Value> in
     value.kind = graph::ValueKind::Input;
     value.dtype = requireType(input.type().tensor_type().elem_type(), context,
                               "graph input '" + input.name() + "'");
-    value.shape = staticShape(input.type(), input.name(), {});
+    value.shape = inputShape(input.type());
     const auto id = result.addValue(value);
     valueByName[input.name()] = id;
     result.inputs.push_back(id);
@@ -398,15 +404,13 @@ graph::Graph convert(const onnx::ModelProto& model, std::vector<graph::Value> in
       const std::string& outputName = protoNode.output(i);
       graph::Value value;
       value.name = outputName;
-      if (!outputName.empty()) {
-        auto type = typeByName.find(outputName);
-        if (type == typeByName.end())
-          throw context.error("shape inference left output '" + outputName + "' without a type",
-                              label);
-        value.dtype = requireType(type->second->tensor_type().elem_type(), context,
-                                  "output '" + outputName + "'");
-        value.shape = staticShape(*type->second, outputName, label);
-      }
+      // Types and shapes come from graph::inferShapes, but for ConstantOfShape's element type,
+      // which only its `value` tensor carries.
+      if (protoNode.op_type() == "ConstantOfShape")
+        for (const auto& attribute : protoNode.attribute())
+          if (attribute.name() == "value" && attribute.has_t())
+            value.dtype =
+                requireType(attribute.t().data_type(), context, "ConstantOfShape's value");
       const auto id = result.addValue(value);
       if (!outputName.empty()) {
         if (valueByName.count(outputName))
@@ -428,10 +432,61 @@ graph::Graph convert(const onnx::ModelProto& model, std::vector<graph::Value> in
   return result;
 }
 
+std::string onnxShapeText(const onnx::TypeProto& type) {
+  if (!type.tensor_type().has_shape())
+    return "no shape";
+  graph::Shape shape;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value())
+      return "a dynamic shape";
+    shape.push_back(dim.dim_value());
+  }
+  return graph::shapeToString(shape);
+}
+
+// Runs ONNX's inference on `model` and compares the type and shape of every value it inferred
+// with clustune's. A disagreement is a defect in one of the two, reported as an error. A value
+// ONNX could not infer (or a model it fails on) is not compared: clustune's rules evaluate more
+// shape arithmetic than ONNX 1.12's data propagation.
+void crossCheckWithOnnx(onnx::ModelProto model, const graph::Graph& graph,
+                        const ImportContext& context) {
+  try {
+    inferShapesGuarded(model, context.file);
+  } catch (const Error& error) {
+    spdlog::debug("{}: cross-check skipped, ONNX's inference failed: {}", context.file,
+                  error.what());
+    return;
+  }
+  std::unordered_map<std::string, const onnx::TypeProto*> onnxTypes;
+  for (const auto& info : model.graph().value_info())
+    onnxTypes[info.name()] = &info.type();
+  for (const auto& info : model.graph().output())
+    onnxTypes[info.name()] = &info.type();
+  int compared = 0;
+  for (const graph::Value& value : graph.values) {
+    auto found = onnxTypes.find(value.name);
+    if (value.kind != graph::ValueKind::Intermediate || found == onnxTypes.end())
+      continue;
+    const onnx::TypeProto& type = *found->second;
+    const std::string theirs = onnxShapeText(type);
+    if (theirs == "no shape" || theirs == "a dynamic shape")
+      continue;
+    const auto theirType = dataTypeFromOnnx(type.tensor_type().elem_type());
+    if (theirs != graph::shapeToString(value.shape) || (theirType && *theirType != value.dtype))
+      throw context.error(std::string(kInferenceDisagreement) + ": clustune's gives '" +
+                          value.name + "' " + graph::dataTypeName(value.dtype) + " " +
+                          graph::shapeToString(value.shape) + ", ONNX's gives " +
+                          (theirType ? graph::dataTypeName(*theirType) : "another type") + " " +
+                          theirs);
+    ++compared;
+  }
+  spdlog::debug("{}: cross-checked {} values with ONNX's shape inference", context.file, compared);
+}
+
 } // namespace
 
 int maxSupportedOpset() {
-  return kMaxOpset;
+  return kNewestOpset;
 }
 
 std::string modelNameFromPath(const std::string& path) {
@@ -449,19 +504,25 @@ graph::Graph importModel(const std::string& path, const ImportOptions& options) 
                                                       : std::filesystem::path(path).parent_path()};
   onnx::ModelProto model = parseModel(readFileBytes(path), context);
   const int opset = defaultDomainOpset(model, context);
-  if (opset > kMaxOpset)
+  if (opset > kNewestOpset)
     throw context.error("opset " + std::to_string(opset) +
-                        " is newer than this build's ONNX library can infer (1.12, opsets up to " +
-                        std::to_string(kMaxOpset) +
-                        "); export the model with opset <= " + std::to_string(kMaxOpset));
+                        " is newer than clustune knows (opsets up to " +
+                        std::to_string(kNewestOpset) +
+                        "); export the model with opset <= " + std::to_string(kNewestOpset));
   checkOperators(model.graph(), opset, context);
   checkDataFlow(model.graph(), context);
   checkExternalData(model.graph(), context);
   bindConstantInputs(*model.mutable_graph(), options, context);
   resolveInputShapes(*model.mutable_graph(), options, context);
   std::vector<graph::Value> initializers = decodeConstants(model.graph(), context);
-  inferShapesGuarded(model, context.file);
   graph::Graph result = convert(model, std::move(initializers), context);
+  try {
+    graph::inferShapes(result, opset);
+  } catch (const Error& error) {
+    throw error.withContext({.file = context.file});
+  }
+  if (options.crossCheckOnnxInference && opset <= kNewestSchemaOpset)
+    crossCheckWithOnnx(std::move(model), result, context);
   result.name = modelNameFromPath(path);
   spdlog::debug("{}: imported {} nodes, {} values (opset {})", context.file, result.nodes.size(),
                 result.values.size(), opset);

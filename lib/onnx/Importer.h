@@ -1,7 +1,7 @@
 // ONNX import (DESIGN §4.1): reads a model file, validates it, fixes its input shapes (dynamic
-// dimensions are resolved by --batch or --input-shape), runs ONNX shape inference and converts
-// it into graph::Graph with every shape static. The caller usually runs graph::simplify next.
-// The ONNX protobuf headers stay inside Importer.cpp.
+// dimensions are resolved by --batch or --input-shape), converts it into graph::Graph and infers
+// every shape with clustune's own rules (graph/ShapeInference.h), so that all are static. The
+// caller usually runs graph::simplify next. The ONNX protobuf headers stay inside Importer.cpp.
 #pragma once
 
 #include "graph/Graph.h"
@@ -24,9 +24,16 @@ struct ImportOptions {
   // A static compiler specialises on such inputs, as TVM's ONNX frontend does with
   // freeze_params.
   std::map<std::string, te::TensorData> constantInputs = {};
+  // Also runs ONNX's own shape inference (libonnx, opsets up to 17) and fails when it gives any
+  // value another type or static shape than clustune's rules: a check for tests and
+  // conformance runs.
+  bool crossCheckOnnxInference = false;
 };
 
-// The newest default-domain opset that the linked ONNX library can infer shapes for.
+// How the cross-check's error message begins, for callers that count a disagreement as a defect.
+inline constexpr const char* kInferenceDisagreement = "shape inference disagrees with ONNX's";
+
+// The newest default-domain opset that the importer accepts.
 int maxSupportedOpset();
 
 // Imports `path` ("-" for stdin). Throws clustune::Error naming the file (and node) on any

@@ -115,26 +115,11 @@ void readTensorData(const onnx::TensorProto& tensor, graph::Value& value) {
 } // namespace
 
 std::optional<graph::DataType> dataTypeFromOnnx(int type) {
-  switch (type) {
-  case onnx::TensorProto::FLOAT:
-    return DataType::Float32;
-  case onnx::TensorProto::FLOAT16:
-    return DataType::Float16;
-  case onnx::TensorProto::DOUBLE:
-    return DataType::Float64;
-  case onnx::TensorProto::INT8:
-    return DataType::Int8;
-  case onnx::TensorProto::UINT8:
-    return DataType::UInt8;
-  case onnx::TensorProto::INT32:
-    return DataType::Int32;
-  case onnx::TensorProto::INT64:
-    return DataType::Int64;
-  case onnx::TensorProto::BOOL:
-    return DataType::Bool;
-  default:
-    return std::nullopt;
-  }
+  static_assert(onnx::TensorProto::FLOAT == 1 && onnx::TensorProto::UINT8 == 2 &&
+                onnx::TensorProto::INT8 == 3 && onnx::TensorProto::INT32 == 6 &&
+                onnx::TensorProto::INT64 == 7 && onnx::TensorProto::BOOL == 9 &&
+                onnx::TensorProto::FLOAT16 == 10 && onnx::TensorProto::DOUBLE == 11);
+  return graph::dataTypeFromOnnxCode(type);
 }
 
 graph::Value decodeTensor(const onnx::TensorProto& tensor, const std::string& name) {

@@ -114,7 +114,8 @@ Result runDataSet(const fs::path& model, const fs::path& dataSet,
   std::unique_ptr<executor::ModelExecutor> executor;
   std::vector<te::TensorData> runtimeInputs;
   try {
-    const auto options = specialisation(inputs);
+    auto options = specialisation(inputs);
+    options.crossCheckOnnxInference = true;
     graph::Graph graph = onnx_import::importModel(model.string(), options);
     graph::simplify(graph);
     for (const auto& input : inputs)
@@ -122,6 +123,8 @@ Result runDataSet(const fs::path& model, const fs::path& dataSet,
         runtimeInputs.push_back(input.data);
     executor = std::make_unique<executor::ModelExecutor>(std::move(graph), factory);
   } catch (const Error& error) {
+    if (error.message().starts_with(onnx_import::kInferenceDisagreement))
+      return {Outcome::Failed, error.message()};
     return {Outcome::Unsupported, error.message()};
   }
   if (executor->model().outputs.size() != expected.size())
