@@ -41,7 +41,8 @@ ELEMENTWISE = {
     "Neg", "Abs", "Reciprocal", "Max", "Min", "Where", "Equal", "Less",
     "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Gelu",
     "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual",
-    "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu",
+    "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin",
+    "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Mod",
 }
 REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum"}
 MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}

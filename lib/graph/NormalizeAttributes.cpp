@@ -143,6 +143,8 @@ void normalizeAttributes(Graph& graph) {
     } else if (op == "Shrink") {
       setDefault(node, "lambd", 0.5);
       setDefault(node, "bias", 0.0);
+    } else if (op == "Mod") {
+      setDefault(node, "fmod", std::int64_t{0});
     }
   }
 }

@@ -144,6 +144,8 @@ TEST(OpCost, ElementWiseCountsFloatOutputsOnly) {
   EXPECT_EQ(b.flops(b.node("Erf", {x}, {4, 8})), 32);
   EXPECT_EQ(b.flops(b.node("Sum", {x, row, x}, {4, 8})), 32); // variadic: output elements
   EXPECT_EQ(b.flops(b.node("PRelu", {x, row}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("Sin", {x}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("Mod", {x, row}, {4, 8})), 32);
   EXPECT_EQ(b.flops(b.node("GreaterOrEqual", {x, row}, {4, 8}, {}, DataType::Bool)), 0);
   const auto shape = b.tensor({4}, DataType::Int64);
   EXPECT_EQ(b.flops(b.node("Mul", {shape, shape}, {4}, {}, DataType::Int64)), 0);

@@ -207,7 +207,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
   const std::set<std::string> registeredAfterVersion1 = {
       "LogSoftmax", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
       "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual", "GreaterOrEqual",
-      "Xor", "Sum", "Mean", "PRelu"};
+      "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+      "Asinh", "Acosh", "Atanh", "Mod"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {
