@@ -49,7 +49,8 @@ MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}
 ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
-    "Shape", "Constant", "ConstantOfShape", "Range",
+    "Shape", "Constant", "ConstantOfShape", "Range", "GatherElements", "Trilu",
+    "DepthToSpace", "SpaceToDepth", "OneHot",
 }
 
 

@@ -102,7 +102,14 @@ void normalizeAttributes(Graph& graph) {
       makeAxisPositive(node, "axis", rank, -1);
       setDefault(node, "epsilon", 1e-5);
       setDefault(node, "stash_type", std::int64_t{1});
-    } else if (op == "Concat" || op == "Gather" || op == "Split") {
+    } else if (op == "OneHot") {
+      makeAxisPositive(node, "axis", output.size(), -1);
+    } else if (op == "Trilu") {
+      setDefault(node, "upper", std::int64_t{1});
+      setDefault(node, "k", std::int64_t{0});
+    } else if (op == "DepthToSpace") {
+      setDefault(node, "mode", std::string("DCR"));
+    } else if (op == "Concat" || op == "Gather" || op == "Split" || op == "GatherElements") {
       makeAxisPositive(node, "axis", op == "Concat" ? output.size() : rank, 0);
     } else if (op == "Flatten") {
       makeAxisPositive(node, "axis", rank, 1);

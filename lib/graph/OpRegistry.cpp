@@ -94,6 +94,11 @@ constexpr std::array kOps = {
     OpInfo{"Expand", Injective},
     OpInfo{"Pad", Injective},
     OpInfo{"Tile", Injective},
+    OpInfo{"GatherElements", Injective},
+    OpInfo{"Trilu", Injective},
+    OpInfo{"DepthToSpace", Injective},
+    OpInfo{"SpaceToDepth", Injective},
+    OpInfo{"OneHot", Injective},
     // Reductions.
     OpInfo{"MaxPool", CommReduce},
     OpInfo{"AveragePool", CommReduce},

@@ -51,6 +51,18 @@ std::vector<std::int64_t> requireInts(const Graph& graph, NodeId id, std::size_t
   return value->intData;
 }
 
+// The one element of a constant operand, whatever its numeric dtype (OneHot's depth may be a
+// float).
+double requireScalar(const Graph& graph, NodeId id, std::size_t index, const char* what) {
+  const Node& node = graph.nodes[id];
+  const Value* value = constantOperand(graph, node, index);
+  if (!value || value->kind != ValueKind::Constant || !value->hasData || value->elements() != 1)
+    throw Error(std::string(node.op) + " with a non-constant " + what + " is not supported",
+                {.node = graph.nodeLabel(id)});
+  return isFloatingPoint(value->dtype) ? value->floatData.at(0)
+                                       : static_cast<double>(value->intData.at(0));
+}
+
 // Moves constant operand inputs into attributes, so that a task's description (and its key)
 // does not depend on how an exporter happened to pass them.
 int operandsToAttributes(Graph& graph) {
@@ -76,6 +88,15 @@ int operandsToAttributes(Graph& graph) {
       if (node.inputs[1] != kNoValue)
         node.attributes["split"] = requireInts(graph, id, 1, "split");
       keep = 1;
+    } else if (op == "Trilu" && node.inputs.size() > 1) {
+      if (node.inputs[1] != kNoValue)
+        node.attributes["k"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "k"));
+      keep = 1;
+    } else if (op == "OneHot") {
+      // Indices and values stay operands; the depth fixes the output shape.
+      node.attributes["depth"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "depth"));
+      node.inputs.erase(node.inputs.begin() + 1);
+      ++converted;
     } else if (op == "Tile") {
       node.attributes["repeats"] = requireInts(graph, id, 1, "repeats");
       keep = 1;

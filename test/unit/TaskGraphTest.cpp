@@ -208,7 +208,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "LogSoftmax", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
       "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual", "GreaterOrEqual",
       "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
-      "Asinh", "Acosh", "Atanh", "Mod"};
+      "Asinh", "Acosh", "Atanh", "Mod", "GatherElements", "Trilu", "DepthToSpace",
+      "SpaceToDepth", "OneHot"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

@@ -231,4 +231,68 @@ TEST(TopiLayout, IntegerTensorsKeepTheirType) {
   EXPECT_EQ(valuesOf(outputs.at(0)), (Values{7, 9, -8, -10}));
 }
 
+TEST(TopiLayout, GatherElementsReadsAlongTheAxis) {
+  const TensorData data = iota({2, 3});
+  const TensorData indices = tensorOf({2, 2}, {2, 0, -1, 1}, DataType::Int64);
+  // axis 1: out[i, j] = data[i, indices[i, j]] (-1 counts from the end).
+  EXPECT_EQ(runOne("GatherElements", {data, indices}, {{"axis", std::int64_t{1}}}, {2, 2}).values,
+            (Values{2, 0, 5, 4}));
+  const TensorData rows = tensorOf({1, 3}, {1, 0, 1}, DataType::Int32);
+  EXPECT_EQ(runOne("GatherElements", {data, rows}, {{"axis", std::int64_t{0}}}, {1, 3}).values,
+            (Values{3, 1, 5}));
+  const std::string error =
+      errorOf(oneNodeTaskOfShapes("GatherElements", {{"axis", std::int64_t{0}}},
+                                  {data, tensorOf({2}, {0, 1}, DataType::Int64)}, {{2}}));
+  EXPECT_NE(error.find("indices must have the data's rank 2"), std::string::npos) << error;
+}
+
+TEST(TopiLayout, TriluKeepsATriangleOfTheLastTwoAxes) {
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto trilu = [&](std::int64_t upper, std::int64_t k) {
+    return runOne("Trilu", {x}, {{"upper", upper}, {"k", k}}, {2, 3}).values;
+  };
+  EXPECT_EQ(trilu(1, 0), (Values{1, 2, 3, 0, 5, 6}));
+  EXPECT_EQ(trilu(1, 1), (Values{0, 2, 3, 0, 0, 6}));
+  EXPECT_EQ(trilu(0, 0), (Values{1, 0, 0, 4, 5, 0}));
+  EXPECT_EQ(trilu(0, -1), (Values{0, 0, 0, 4, 0, 0}));
+  EXPECT_NE(errorOf(oneNodeTaskOfShapes("Trilu", {}, {iota({3})}, {{3}}))
+                .find("needs at least two dimensions"),
+            std::string::npos);
+}
+
+TEST(TopiLayout, DepthToSpaceAndBack) {
+  // [1, 8, 1, 1] with blocksize 2: DCR puts channels c, c + 2, c + 4, c + 6 in one 2x2 block.
+  const TensorData x = iota({1, 8, 1, 1});
+  EXPECT_EQ(
+      runOne("DepthToSpace", {x}, {{"blocksize", std::int64_t{2}}, {"mode", "DCR"}}, {1, 2, 2, 2})
+          .values,
+      (Values{0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_EQ(
+      runOne("DepthToSpace", {x}, {{"blocksize", std::int64_t{2}}, {"mode", "CRD"}}, {1, 2, 2, 2})
+          .values,
+      (Values{0, 1, 2, 3, 4, 5, 6, 7}));
+  // SpaceToDepth inverts DCR.
+  const TensorData space = tensorOf({1, 2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7});
+  EXPECT_EQ(runOne("SpaceToDepth", {space}, {{"blocksize", std::int64_t{2}}}, {1, 8, 1, 1}).values,
+            (Values{0, 1, 2, 3, 4, 5, 6, 7}));
+  const TensorData wide = iota({1, 1, 2, 4});
+  EXPECT_EQ(runOne("SpaceToDepth", {wide}, {{"blocksize", std::int64_t{2}}}, {1, 4, 1, 2}).values,
+            (Values{0, 2, 1, 3, 4, 6, 5, 7}));
+}
+
+TEST(TopiLayout, OneHotInsertsTheDepthAxis) {
+  const TensorData indices = tensorOf({3}, {0, -1, 5}, DataType::Int64);
+  const TensorData values = tensorOf({2}, {-1, 9});
+  // The output has the values' dtype.
+  auto oneHot = [&](std::int64_t axis) {
+    const auto outputs = run(oneNodeTask("OneHot", {{"depth", std::int64_t{3}}, {"axis", axis}},
+                                         {indices, values}, {{{3, 3}, DataType::Float32}}),
+                             {indices, values});
+    return valuesOf(outputs.at(0));
+  };
+  // depth 3 along a new last axis; -1 is the last class, 5 is out of range (all off).
+  EXPECT_EQ(oneHot(1), (Values{9, -1, -1, -1, -1, 9, -1, -1, -1}));
+  EXPECT_EQ(oneHot(0), (Values{9, -1, -1, -1, -1, -1, -1, 9, -1}));
+}
+
 } // namespace

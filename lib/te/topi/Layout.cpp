@@ -341,6 +341,140 @@ std::vector<Tensor> lowerTile(const OperatorContext& context) {
   })};
 }
 
+// An index read from data, made safe as Gather's: negative counts from the end, and one still
+// out of range (undefined in ONNX) is clamped into [0, extent).
+Expr wrappedIndex(const Expr& loaded, std::int64_t extent) {
+  const Expr index = cast(DataType::Int64, loaded);
+  const Expr wrapped = select(index < intImm(0), index + intImm(extent), index);
+  return minimum(maximum(wrapped, intImm(0)), intImm(extent - 1));
+}
+
+// GatherElements: the output has the indices' shape; out[i...] = data[i...] with the index on
+// `axis` replaced by indices[i...].
+std::vector<Tensor> lowerGatherElements(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  const Tensor& indicesTensor = context.operand(1);
+  if (indicesTensor->dtype != DataType::Int64 && indicesTensor->dtype != DataType::Int32)
+    context.fail("indices must be int32 or int64");
+  const std::size_t rank = data->shape.size();
+  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis"));
+  if (axis >= rank)
+    context.fail("axis " + std::to_string(axis) + " is out of range");
+  if (indicesTensor->shape.size() != rank)
+    context.fail("indices must have the data's rank " + std::to_string(rank));
+  for (std::size_t k = 0; k < rank; ++k)
+    if (k != axis && indicesTensor->shape[k] > data->shape[k])
+      context.fail("indices " + graph::shapeToString(indicesTensor->shape) + " exceed the data " +
+                   graph::shapeToString(data->shape) + " off the axis");
+  const std::int64_t extent = data->shape[axis];
+  return {compute(context.stageName, indicesTensor->shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> dataIndices = indices;
+    dataIndices[axis] = wrappedIndex(load(indicesTensor, indices), extent);
+    return load(data, dataIndices);
+  })};
+}
+
+// Trilu keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two axes and
+// zeroes the rest.
+std::vector<Tensor> lowerTrilu(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  const std::size_t rank = x->shape.size();
+  if (rank < 2)
+    context.fail("needs at least two dimensions");
+  const bool upper = intAttribute(context, "upper", 1) != 0;
+  const std::int64_t k = intAttribute(context, "k", 0);
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const Expr offset = indices[rank - 1] - indices[rank - 2];
+    const Expr keep = upper ? offset >= intImm(k) : offset <= intImm(k);
+    return select(keep, load(x, indices), typedConstant(0, x->dtype));
+  })};
+}
+
+std::int64_t blockSize(const OperatorContext& context, const Tensor& x) {
+  if (x->shape.size() != 4)
+    context.fail("needs a 4-D (N, C, H, W) input");
+  const std::int64_t block = intAttribute(context, "blocksize");
+  if (block <= 0)
+    context.fail("blocksize must be positive");
+  return block;
+}
+
+// DepthToSpace: (N, C, H, W) to (N, C / b^2, H * b, W * b). DCR takes the block offset from the
+// high channel bits (depth, column, row), CRD from the low ones.
+std::vector<Tensor> lowerDepthToSpace(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  const std::int64_t block = blockSize(context, x);
+  const std::string mode = stringAttribute(context, "mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    context.fail("mode '" + mode + "' is not DCR or CRD");
+  const Shape& in = x->shape;
+  if (in[1] % (block * block) != 0)
+    context.fail("channels " + std::to_string(in[1]) + " are not a multiple of blocksize^2");
+  const std::int64_t channels = in[1] / (block * block);
+  const Shape shape{in[0], channels, in[2] * block, in[3] * block};
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& indices) {
+    const Expr b = intImm(block);
+    const Expr row = floorMod(indices[2], b), column = floorMod(indices[3], b);
+    const Expr channel = mode == "DCR" ? (row * b + column) * intImm(channels) + indices[1]
+                                       : indices[1] * intImm(block * block) + row * b + column;
+    return load(x, {indices[0], channel, floorDiv(indices[2], b), floorDiv(indices[3], b)});
+  })};
+}
+
+// SpaceToDepth: (N, C, H, W) to (N, C * b^2, H / b, W / b), the inverse of DepthToSpace's DCR.
+std::vector<Tensor> lowerSpaceToDepth(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  const std::int64_t block = blockSize(context, x);
+  const Shape& in = x->shape;
+  if (in[2] % block != 0 || in[3] % block != 0)
+    context.fail("height and width must be multiples of blocksize " + std::to_string(block));
+  const std::int64_t channels = in[1];
+  const Shape shape{in[0], channels * block * block, in[2] / block, in[3] / block};
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& indices) {
+    const Expr b = intImm(block);
+    const Expr offset = floorDiv(indices[1], intImm(channels)); // row * b + column
+    return load(x, {indices[0], floorMod(indices[1], intImm(channels)),
+                    indices[2] * b + floorDiv(offset, b), indices[3] * b + floorMod(offset, b)});
+  })};
+}
+
+// OneHot: depth is an attribute (a constant input moved there); values = [off, on]. The output
+// has the indices' shape with a depth-long axis inserted at `axis`. Negative indices count from
+// the end; ones still out of range give an all-off row, as ONNX says.
+std::vector<Tensor> lowerOneHot(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const Tensor& indicesTensor = context.operand(0);
+  const Tensor& values = context.operand(1);
+  if (graph::elementCount(values->shape) != 2 || values->shape.size() != 1)
+    context.fail("values must be a 2-element vector [off, on]");
+  const std::int64_t depth = intAttribute(context, "depth");
+  if (depth <= 0)
+    context.fail("depth must be positive");
+  const std::size_t outputRank = indicesTensor->shape.size() + 1;
+  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis"));
+  if (axis >= outputRank)
+    context.fail("axis " + std::to_string(axis) + " is out of range");
+  Shape shape = indicesTensor->shape;
+  shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), depth);
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> indexIndices = indices;
+    indexIndices.erase(indexIndices.begin() + static_cast<std::ptrdiff_t>(axis));
+    // Non-integer indices are cast to int64 (truncated), as ONNX says.
+    const Expr index = cast(DataType::Int64, load(indicesTensor, indexIndices));
+    const Expr wrapped = select(index < intImm(0), index + intImm(depth), index);
+    return select(wrapped == indices[axis], load(values, {intImm(1)}), load(values, {intImm(0)}));
+  })};
+}
+
 } // namespace
 
 void registerLayoutOperators(OperatorRegistry& registry) {
@@ -356,6 +490,11 @@ void registerLayoutOperators(OperatorRegistry& registry) {
   registry["Expand"] = lowerExpand;
   registry["Pad"] = lowerPad;
   registry["Tile"] = lowerTile;
+  registry["GatherElements"] = lowerGatherElements;
+  registry["Trilu"] = lowerTrilu;
+  registry["DepthToSpace"] = lowerDepthToSpace;
+  registry["SpaceToDepth"] = lowerSpaceToDepth;
+  registry["OneHot"] = lowerOneHot;
 }
 
 } // namespace clustune::te::topi
