@@ -44,7 +44,10 @@ ELEMENTWISE = {
     "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin",
     "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Mod",
 }
-REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum"}
+REDUCE = {
+    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum", "ReduceProd",
+    "ArgMax", "ArgMin", "CumSum", "TopK",
+}
 MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}
 ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
@@ -196,8 +199,10 @@ class Counter:
             return 2 * self.elems(node.input[0])
         if op in ("Softmax", "LogSoftmax", "ReduceLogSumExp"):
             return 3 * self.elems(node.input[0])
-        if op == "LayerNormalization":
+        if op in ("LayerNormalization", "InstanceNormalization"):
             return 7 * self.elems(node.input[0])
+        if op == "Hardmax":
+            return 2 * self.elems(node.input[0])
         if op not in ZERO_COST:
             self.warnings.append(f"op {op} has no FLOP rule; counted as 0")
         return 0

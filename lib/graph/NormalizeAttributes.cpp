@@ -102,6 +102,22 @@ void normalizeAttributes(Graph& graph) {
       makeAxisPositive(node, "axis", rank, -1);
       setDefault(node, "epsilon", 1e-5);
       setDefault(node, "stash_type", std::int64_t{1});
+    } else if (op == "Hardmax") {
+      makeAxisPositive(node, "axis", rank, -1);
+    } else if (op == "ArgMax" || op == "ArgMin") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "keepdims", std::int64_t{1});
+      setDefault(node, "select_last_index", std::int64_t{0});
+    } else if (op == "CumSum") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "exclusive", std::int64_t{0});
+      setDefault(node, "reverse", std::int64_t{0});
+    } else if (op == "TopK") {
+      makeAxisPositive(node, "axis", rank, -1);
+      setDefault(node, "largest", std::int64_t{1});
+      setDefault(node, "sorted", std::int64_t{1});
+    } else if (op == "InstanceNormalization") {
+      setDefault(node, "epsilon", 1e-5);
     } else if (op == "OneHot") {
       makeAxisPositive(node, "axis", output.size(), -1);
     } else if (op == "Trilu") {

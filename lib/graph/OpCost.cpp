@@ -121,14 +121,17 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return elementCount(outputShape(node)) * productOf(kernel.begin(), kernel.end());
   }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" ||
-      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceLogSum")
+      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceLogSum" ||
+      op == "ReduceProd" || op == "ArgMax" || op == "ArgMin" || op == "CumSum" || op == "TopK")
     return elementCount(inputShape(node, 0));
+  if (op == "Hardmax")
+    return 2 * elementCount(inputShape(node, 0));
   // An element map (|x| or x * x) and the sum.
   if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare")
     return 2 * elementCount(inputShape(node, 0));
   if (op == "Softmax" || op == "LogSoftmax" || op == "ReduceLogSumExp")
     return 3 * elementCount(inputShape(node, 0));
-  if (op == "LayerNormalization")
+  if (op == "LayerNormalization" || op == "InstanceNormalization")
     return 7 * elementCount(inputShape(node, 0));
   if (isElementWise(op))
     return isFloatingPoint(node.outputType) ? elementCount(outputShape(node)) : 0;

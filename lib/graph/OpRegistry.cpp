@@ -116,6 +116,13 @@ constexpr std::array kOps = {
     OpInfo{"Softmax", CommReduce},
     OpInfo{"LogSoftmax", CommReduce},
     OpInfo{"LayerNormalization", CommReduce},
+    OpInfo{"ReduceProd", CommReduce},
+    OpInfo{"ArgMax", CommReduce},
+    OpInfo{"ArgMin", CommReduce},
+    OpInfo{"Hardmax", CommReduce},
+    OpInfo{"CumSum", CommReduce},
+    OpInfo{"InstanceNormalization", CommReduce},
+    OpInfo{"TopK", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
     OpInfo{"Shape", Opaque},
     OpInfo{"Constant", Opaque},

@@ -92,6 +92,12 @@ int operandsToAttributes(Graph& graph) {
       if (node.inputs[1] != kNoValue)
         node.attributes["k"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "k"));
       keep = 1;
+    } else if (op == "CumSum") {
+      node.attributes["axis"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "axis"));
+      keep = 1;
+    } else if (op == "TopK") {
+      node.attributes["k"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "K"));
+      keep = 1;
     } else if (op == "OneHot") {
       // Indices and values stay operands; the depth fixes the output shape.
       node.attributes["depth"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "depth"));

@@ -128,6 +128,12 @@ TEST(OpCost, ReductionsAndNormalisations) {
   for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare"})
     EXPECT_EQ(b.flops(b.node(op, {x}, {2, 128, 1})), 2 * 2LL * 128 * 768) << op;
   EXPECT_EQ(b.flops(b.node("ReduceLogSumExp", {x}, {2, 128, 1})), 3 * 2LL * 128 * 768);
+  for (const char* op : {"ReduceProd", "ArgMax", "ArgMin", "CumSum", "TopK"})
+    EXPECT_EQ(b.flops(b.node(op, {x}, {2, 128, 1})), 2LL * 128 * 768) << op;
+  EXPECT_EQ(b.flops(b.node("Hardmax", {x}, {2, 128, 768})), 2 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("InstanceNormalization", {x, b.tensor({128}), b.tensor({128})},
+                           {2, 128, 768})),
+            7LL * 2 * 128 * 768);
   const auto image = b.tensor({1, 32, 10, 10});
   EXPECT_EQ(b.flops(b.node("BatchNormalization",
                            {image, b.tensor({32}), b.tensor({32}), b.tensor({32}), b.tensor({32})},

@@ -209,7 +209,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual", "GreaterOrEqual",
       "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
       "Asinh", "Acosh", "Atanh", "Mod", "GatherElements", "Trilu", "DepthToSpace",
-      "SpaceToDepth", "OneHot"};
+      "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
+      "InstanceNormalization", "TopK"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {
