@@ -2,6 +2,9 @@
 // are written once, over OperatorShapes, so that graph nodes and task nodes are costed alike.
 #include "graph/OpCost.h"
 
+#include "graph/Einsum.h"
+#include "support/Error.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -126,6 +129,18 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return elementCount(inputShape(node, 0));
   if (op == "Hardmax")
     return 2 * elementCount(inputShape(node, 0));
+  if (op == "Einsum") {
+    const AttributeValue* equation = findAttribute(*node.attributes, "equation");
+    const auto* text = equation ? std::get_if<std::string>(equation) : nullptr;
+    std::vector<Shape> shapes;
+    for (const Shape* shape : node.inputs)
+      shapes.push_back(shape ? *shape : Shape{});
+    try {
+      return text ? einsumFlops(parseEinsum(*text, shapes)) : 0;
+    } catch (const Error&) {
+      return 0; // the lowering refuses the equation, naming the node
+    }
+  }
   // An element map (|x| or x * x) and the sum.
   if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare")
     return 2 * elementCount(inputShape(node, 0));

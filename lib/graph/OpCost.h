@@ -19,6 +19,8 @@ namespace clustune::graph {
 //   Gemm           2*M*N*K [+ M*N if C];  MatMul 2*prod(broadcast batch)*M*N*K (numpy 1-D rules)
 //   BatchNormalization 2 per output element; Softmax/LogSoftmax 3, Hardmax 2 and
 //     LayerNormalization/InstanceNormalization 7 per input element
+//   Einsum  prod(every label's extent) * (operands - 1), plus that product when a label is
+//     summed (graph/Einsum.h): 2*B*M*N*K for a batched matmul, 0 for a transpose
 //   element-wise (registry pattern ElemWise or Broadcast, except Cast/Identity/Dropout): 1 per
 //     output element when the output is floating point, else 0 (shape arithmetic is free)
 //   MaxPool/AveragePool  output elements * prod(kernel_shape)

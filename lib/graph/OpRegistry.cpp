@@ -16,6 +16,8 @@ constexpr std::array kOps = {
     OpInfo{"ConvTranspose", OutEWiseFusable},
     OpInfo{"Gemm", OutEWiseFusable},
     OpInfo{"MatMul", OutEWiseFusable},
+    // A contraction of any form (matmul-like, batched, transposed, a sum or a diagonal).
+    OpInfo{"Einsum", CommReduce},
     // Element-wise (unary, or binary on equal shapes: the importer refines to Broadcast when the
     // input shapes differ).
     OpInfo{"Relu", ElemWise},

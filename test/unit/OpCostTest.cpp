@@ -161,6 +161,21 @@ TEST(OpCost, ElementWiseCountsFloatOutputsOnly) {
   EXPECT_EQ(b.flops(b.node("Dropout", {x}, {4, 8})), 0);
 }
 
+TEST(OpCost, EinsumCountsAMultiplyPerExtraOperandAndAnAddWhenSumming) {
+  NodeBuilder b;
+  const auto left = b.tensor({5, 2, 3});
+  const auto right = b.tensor({5, 3, 4});
+  auto einsum = [](const char* equation) {
+    return Attributes{{"equation", std::string(equation)}};
+  };
+  EXPECT_EQ(b.flops(b.node("Einsum", {left, right}, {5, 2, 4}, einsum("bij,bjk->bik"))),
+            2LL * 5 * 2 * 4 * 3); // as MatMul
+  const auto matrix = b.tensor({3, 4});
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {4, 3}, einsum("ij->ji"))), 0);
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {3}, einsum("ij->i"))), 12);
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {3}, einsum("ij->q"))), 0); // refused later
+}
+
 TEST(OpCost, LayoutAndOpaqueOpsAreFree) {
   NodeBuilder b;
   const auto x = b.tensor({4, 8});
