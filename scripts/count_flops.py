@@ -53,7 +53,7 @@ ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
     "Shape", "Constant", "ConstantOfShape", "Range", "GatherElements", "Trilu",
-    "DepthToSpace", "SpaceToDepth", "OneHot",
+    "DepthToSpace", "SpaceToDepth", "OneHot", "Resize",
 }
 
 

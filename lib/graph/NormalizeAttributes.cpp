@@ -166,6 +166,18 @@ void normalizeAttributes(Graph& graph) {
     } else if (op == "Shrink") {
       setDefault(node, "lambd", 0.5);
       setDefault(node, "bias", 0.0);
+    } else if (op == "Resize") {
+      setDefault(node, "mode", std::string("nearest"));
+      setDefault(node, "coordinate_transformation_mode", std::string("half_pixel"));
+      setDefault(node, "nearest_mode", std::string("round_prefer_floor"));
+      setDefault(node, "extrapolation_value", 0.0);
+      if (node.stringAttribute("mode") == "cubic") {
+        setDefault(node, "cubic_coeff_a", -0.75);
+        setDefault(node, "exclude_outside", std::int64_t{0});
+      } else { // cubic interpolation's parameters mean nothing to the other modes
+        node.attributes.erase("cubic_coeff_a");
+        node.attributes.erase("exclude_outside");
+      }
     } else if (op == "Mod") {
       setDefault(node, "fmod", std::int64_t{0});
     }

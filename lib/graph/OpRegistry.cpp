@@ -101,6 +101,7 @@ constexpr std::array kOps = {
     OpInfo{"DepthToSpace", Injective},
     OpInfo{"SpaceToDepth", Injective},
     OpInfo{"OneHot", Injective},
+    OpInfo{"Resize", Injective},
     // Reductions.
     OpInfo{"MaxPool", CommReduce},
     OpInfo{"AveragePool", CommReduce},

@@ -166,6 +166,42 @@ TEST(Simplify, NewOperatorDefaultsBecomeExplicit) {
   EXPECT_EQ(graph.nodes[5].intAttribute("fmod", -1), 0);
 }
 
+static std::vector<double> floatsOf(const Node& node, const std::string& key) {
+  const AttributeValue* value = node.attribute(key);
+  const auto* floats = value ? std::get_if<std::vector<double>>(value) : nullptr;
+  return floats ? *floats : std::vector<double>{};
+}
+
+TEST(Simplify, ResizeRecordsItsScalesFromSizesOrScales) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 2, 4, 4});
+  const auto empty = addConstant(graph, {0}, {});
+  const auto sizes = addConstant(graph, {4}, {}, {1, 2, 6, 2});
+  const auto scales = addConstant(graph, {4}, {1.0, 1.0, 0.6, 0.6});
+  graph.outputs = {addNode(graph, "Resize", {x, empty, empty, sizes}, {1, 2, 6, 2}),
+                   addNode(graph, "Resize", {x, kNoValue, scales}, {1, 2, 2, 2},
+                           {{"mode", std::string("linear")}})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].inputs.size(), 1u);
+  EXPECT_EQ(floatsOf(graph.nodes[0], "scales"), (std::vector<double>{1, 1, 1.5, 0.5}));
+  EXPECT_EQ(graph.nodes[0].stringAttribute("mode"), "nearest");
+  EXPECT_EQ(graph.nodes[0].stringAttribute("coordinate_transformation_mode"), "half_pixel");
+  EXPECT_EQ(graph.nodes[0].stringAttribute("nearest_mode"), "round_prefer_floor");
+  EXPECT_EQ(floatsOf(graph.nodes[1], "scales"), (std::vector<double>{1, 1, 0.6, 0.6}));
+
+  Graph opset10;
+  const auto y = addInput(opset10, "y", {1, 1, 2, 2});
+  const auto factors = addConstant(opset10, {4}, {1.0, 1.0, 2.0, 2.0});
+  opset10.outputs = {addNode(opset10, "Resize", {y, factors}, {1, 1, 4, 4})};
+  try {
+    simplify(opset10);
+    FAIL() << "opset 10's Resize was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Resize of opset 10"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Simplify, FoldsBatchNormIntoConvNumerically) {
   Graph graph;
   const auto x = addInput(graph, "x", {1, 1, 4, 4});

@@ -295,4 +295,43 @@ TEST(TopiLayout, OneHotInsertsTheDepthAxis) {
   EXPECT_EQ(oneHot(0), (Values{9, -1, -1, -1, -1, -1, -1, 9, -1}));
 }
 
+TEST(TopiLayout, ResizeNearestAndLinear) {
+  const TensorData x = tensorOf({1, 1, 1, 2}, {0, 4});
+  auto resize = [&](graph::Attributes attributes) {
+    attributes["scales"] = std::vector<double>{1, 1, 1, 2};
+    return runOne("Resize", {x}, std::move(attributes), {1, 1, 1, 4}).values;
+  };
+  // half_pixel: the input coordinates are -0.25, 0.25, 0.75 and 1.25.
+  EXPECT_EQ(resize({{"mode", "linear"}}), (Values{0, 1, 3, 4}));
+  EXPECT_EQ(resize({{"mode", "nearest"}}), (Values{0, 0, 4, 4}));
+  // asymmetric: 0, 0.5, 1 and 1.5; ties go down or up as nearest_mode says.
+  EXPECT_EQ(resize({{"mode", "nearest"},
+                    {"coordinate_transformation_mode", "asymmetric"},
+                    {"nearest_mode", "round_prefer_floor"}}),
+            (Values{0, 0, 4, 4}));
+  EXPECT_EQ(resize({{"mode", "nearest"},
+                    {"coordinate_transformation_mode", "asymmetric"},
+                    {"nearest_mode", "round_prefer_ceil"}}),
+            (Values{0, 4, 4, 4}));
+  // align_corners: 0, 1/3, 2/3, 1.
+  const Values aligned =
+      resize({{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}});
+  ASSERT_EQ(aligned.size(), 4u);
+  EXPECT_NEAR(aligned[1], 4.0 / 3, 1e-6);
+  EXPECT_NEAR(aligned[2], 8.0 / 3, 1e-6);
+  EXPECT_EQ(aligned[3], 4);
+  // Cubic weights sum to 1: a ramp stays a ramp inside, and exclude_outside renormalises.
+  const Values cubic = resize({{"mode", "cubic"}, {"cubic_coeff_a", -0.75}});
+  ASSERT_EQ(cubic.size(), 4u);
+  EXPECT_NEAR(cubic[1] + cubic[2], 4, 1e-5); // symmetric about the middle
+  const Values excluded = resize({{"mode", "cubic"}, {"exclude_outside", std::int64_t{1}}});
+  // At -0.25 only the taps at 0 (weight 0.87890625) and 1 (-0.10546875) are inside.
+  EXPECT_NEAR(excluded[0], -0.10546875 * 4 / (0.87890625 - 0.10546875), 1e-5);
+  const std::string error = errorOf(oneNodeTaskOfShapes(
+      "Resize", {{"mode", "bicubic"}, {"scales", std::vector<double>{1, 1, 1, 2}}}, {x},
+      {{1, 1, 1, 4}}));
+  EXPECT_NE(error.find("mode 'bicubic' is not nearest, linear or cubic"), std::string::npos)
+      << error;
+}
+
 } // namespace
