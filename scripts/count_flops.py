@@ -42,7 +42,7 @@ ELEMENTWISE = {
     "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Gelu",
     "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual",
     "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin",
-    "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Mod",
+    "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Mod", "IsNaN", "IsInf",
 }
 REDUCE = {
     "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum", "ReduceProd",
@@ -53,7 +53,7 @@ ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
     "Shape", "Constant", "ConstantOfShape", "Range", "GatherElements", "Trilu",
-    "DepthToSpace", "SpaceToDepth", "OneHot", "Resize",
+    "DepthToSpace", "SpaceToDepth", "OneHot", "Resize", "CastLike", "EyeLike",
 }
 
 
@@ -203,6 +203,10 @@ class Counter:
             return 7 * self.elems(node.input[0])
         if op == "Hardmax":
             return 2 * self.elems(node.input[0])
+        if op == "LRN":
+            return (2 * _attr(node, "size", 1) + 4) * self.elems(node.input[0])
+        if op == "MeanVarianceNormalization":
+            return 6 * self.elems(node.input[0])
         if op == "Einsum":
             return self.einsum_flops(node)
         if op not in ZERO_COST:

@@ -178,6 +178,22 @@ void normalizeAttributes(Graph& graph) {
         node.attributes.erase("cubic_coeff_a");
         node.attributes.erase("exclude_outside");
       }
+    } else if (op == "IsInf") {
+      setDefault(node, "detect_positive", std::int64_t{1});
+      setDefault(node, "detect_negative", std::int64_t{1});
+    } else if (op == "EyeLike") {
+      setDefault(node, "k", std::int64_t{0});
+      node.attributes.erase("dtype"); // the output's dtype, which the task records
+    } else if (op == "LRN") {
+      setDefault(node, "alpha", 1e-4);
+      setDefault(node, "beta", 0.75);
+      setDefault(node, "bias", 1.0);
+    } else if (op == "MeanVarianceNormalization") {
+      auto axes = node.intsAttribute("axes", {0, 2, 3});
+      for (auto& axis : axes)
+        axis = positiveAxis(axis, rank);
+      std::sort(axes.begin(), axes.end());
+      node.attributes["axes"] = axes;
     } else if (op == "Mod") {
       setDefault(node, "fmod", std::int64_t{0});
     }

@@ -72,7 +72,7 @@ std::int64_t matMulFlops(const OperatorShapes& node) {
 
 bool isElementWise(const std::string& op) {
   // Cast only converts, Identity and Dropout (at inference) only copy.
-  if (op == "Cast" || op == "Identity" || op == "Dropout")
+  if (op == "Cast" || op == "CastLike" || op == "Identity" || op == "Dropout")
     return false;
   const auto info = lookupOp(op);
   return info &&
@@ -129,6 +129,11 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return elementCount(inputShape(node, 0));
   if (op == "Hardmax")
     return 2 * elementCount(inputShape(node, 0));
+  // LRN: a square and an add per window element, then a multiply-add, a pow and a divide.
+  if (op == "LRN")
+    return (2 * intAttribute(*node.attributes, "size", 1) + 4) * elementCount(inputShape(node, 0));
+  if (op == "MeanVarianceNormalization")
+    return 6 * elementCount(inputShape(node, 0));
   if (op == "Einsum") {
     const AttributeValue* equation = findAttribute(*node.attributes, "equation");
     const auto* text = equation ? std::get_if<std::string>(equation) : nullptr;

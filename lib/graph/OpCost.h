@@ -21,8 +21,10 @@ namespace clustune::graph {
 //     LayerNormalization/InstanceNormalization 7 per input element
 //   Einsum  prod(every label's extent) * (operands - 1), plus that product when a label is
 //     summed (graph/Einsum.h): 2*B*M*N*K for a batched matmul, 0 for a transpose
-//   element-wise (registry pattern ElemWise or Broadcast, except Cast/Identity/Dropout): 1 per
-//     output element when the output is floating point, else 0 (shape arithmetic is free)
+//   LRN (2*size + 4) and MeanVarianceNormalization 6 per input element
+//   element-wise (registry pattern ElemWise or Broadcast, except Cast, CastLike, Identity and
+//     Dropout): 1 per output element when the output is floating point, else 0 (shape
+//     arithmetic is free)
 //   MaxPool/AveragePool  output elements * prod(kernel_shape)
 //   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min/LogSum/Prod, ArgMax/ArgMin,
 //     CumSum, TopK  input elements

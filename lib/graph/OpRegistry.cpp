@@ -67,6 +67,9 @@ constexpr std::array kOps = {
     OpInfo{"Div", ElemWise},
     OpInfo{"Pow", ElemWise},
     OpInfo{"Mod", ElemWise},
+    OpInfo{"IsNaN", ElemWise},
+    OpInfo{"IsInf", ElemWise},
+    OpInfo{"CastLike", ElemWise},
     OpInfo{"Max", ElemWise},
     OpInfo{"Min", ElemWise},
     OpInfo{"Equal", ElemWise},
@@ -102,6 +105,7 @@ constexpr std::array kOps = {
     OpInfo{"SpaceToDepth", Injective},
     OpInfo{"OneHot", Injective},
     OpInfo{"Resize", Injective},
+    OpInfo{"EyeLike", Injective},
     // Reductions.
     OpInfo{"MaxPool", CommReduce},
     OpInfo{"AveragePool", CommReduce},
@@ -126,6 +130,8 @@ constexpr std::array kOps = {
     OpInfo{"CumSum", CommReduce},
     OpInfo{"InstanceNormalization", CommReduce},
     OpInfo{"TopK", CommReduce},
+    OpInfo{"LRN", CommReduce},
+    OpInfo{"MeanVarianceNormalization", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
     OpInfo{"Shape", Opaque},
     OpInfo{"Constant", Opaque},

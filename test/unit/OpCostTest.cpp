@@ -131,6 +131,9 @@ TEST(OpCost, ReductionsAndNormalisations) {
   for (const char* op : {"ReduceProd", "ArgMax", "ArgMin", "CumSum", "TopK"})
     EXPECT_EQ(b.flops(b.node(op, {x}, {2, 128, 1})), 2LL * 128 * 768) << op;
   EXPECT_EQ(b.flops(b.node("Hardmax", {x}, {2, 128, 768})), 2 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("LRN", {x}, {2, 128, 768}, {{"size", std::int64_t{5}}})),
+            14 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("MeanVarianceNormalization", {x}, {2, 128, 768})), 6 * 2LL * 128 * 768);
   EXPECT_EQ(b.flops(b.node("InstanceNormalization", {x, b.tensor({128}), b.tensor({128})},
                            {2, 128, 768})),
             7LL * 2 * 128 * 768);
@@ -157,6 +160,8 @@ TEST(OpCost, ElementWiseCountsFloatOutputsOnly) {
   EXPECT_EQ(b.flops(b.node("Mul", {shape, shape}, {4}, {}, DataType::Int64)), 0);
   EXPECT_EQ(b.flops(b.node("Equal", {x, x}, {4, 8}, {}, DataType::Bool)), 0);
   EXPECT_EQ(b.flops(b.node("Cast", {x}, {4, 8}, {}, DataType::Float16)), 0);
+  EXPECT_EQ(b.flops(b.node("CastLike", {x, row}, {4, 8})), 0);
+  EXPECT_EQ(b.flops(b.node("IsNaN", {x}, {4, 8}, {}, DataType::Bool)), 0);
   EXPECT_EQ(b.flops(b.node("Identity", {x}, {4, 8})), 0);
   EXPECT_EQ(b.flops(b.node("Dropout", {x}, {4, 8})), 0);
 }

@@ -210,7 +210,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
       "Asinh", "Acosh", "Atanh", "Mod", "GatherElements", "Trilu", "DepthToSpace",
       "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
-      "InstanceNormalization", "TopK", "Einsum", "Resize"};
+      "InstanceNormalization", "TopK", "Einsum", "Resize", "IsNaN", "IsInf", "CastLike",
+      "EyeLike", "LRN", "MeanVarianceNormalization"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

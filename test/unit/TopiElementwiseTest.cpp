@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 
 using namespace clustune;
 using graph::DataType;
@@ -269,6 +270,27 @@ TEST(TopiElementwise, ModFloorsIntegersAndTruncatesWithFmod) {
   EXPECT_NE(errorOf(oneNodeTask("Mod", {{"fmod", std::int64_t{0}}}, {x, y}, {{{4}}}))
                 .find("fmod=0 on floating-point operands is undefined"),
             std::string::npos);
+}
+
+TEST(TopiElementwise, IsNaNIsInfAndCastLike) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const TensorData x = tensorOf({4}, {1, std::nan(""), inf, -inf});
+  EXPECT_EQ(valuesOf(runOne("IsNaN", {x}, {}, OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {}, OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 1, 1}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {{"detect_negative", std::int64_t{0}}},
+                            OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 1, 0}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {{"detect_positive", std::int64_t{0}}},
+                            OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 0, 1}));
+  const TensorData y = tensorOf({2}, {1.5, -2.25});
+  const TensorData like = tensorOf({1}, {0}, DataType::Float64);
+  const TensorData converted =
+      runOne("CastLike", {y, like}, {}, OutputSpec{{2}, DataType::Float64});
+  EXPECT_EQ(converted.dtype(), DataType::Float64);
+  EXPECT_EQ(valuesOf(converted), (std::vector<double>{1.5, -2.25}));
 }
 
 TEST(TopiElementwise, VariadicSumAndMeanBroadcast) {

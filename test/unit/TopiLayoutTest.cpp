@@ -334,4 +334,17 @@ TEST(TopiLayout, ResizeNearestAndLinear) {
       << error;
 }
 
+TEST(TopiLayout, EyeLikeFillsTheKthDiagonal) {
+  const TensorData x = iota({2, 3}, DataType::Int32);
+  auto eye = [&](std::int64_t k) {
+    const auto outputs =
+        run(oneNodeTask("EyeLike", {{"k", k}}, {x}, {{{2, 3}, DataType::Float64}}), {x});
+    EXPECT_EQ(outputs.at(0).dtype(), DataType::Float64);
+    return valuesOf(outputs.at(0));
+  };
+  EXPECT_EQ(eye(0), (Values{1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(eye(1), (Values{0, 1, 0, 0, 0, 1}));
+  EXPECT_EQ(eye(-1), (Values{0, 0, 0, 1, 0, 0}));
+}
+
 } // namespace

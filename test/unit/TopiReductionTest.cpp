@@ -310,4 +310,24 @@ TEST(TopiReduction, TopKSortsValuesAndIndicesWithTiesToTheLowerIndex) {
             std::string::npos);
 }
 
+TEST(TopiReduction, LRNOverAChannelWindow) {
+  // Channels 1, 2, 3 at one position; size 3: the windows hold {1, 2}, {1, 2, 3} and {2, 3}.
+  const TensorData x = tensorOf({1, 3, 1, 1}, {1, 2, 3});
+  const double alpha = 0.3, beta = 0.5, bias = 2;
+  auto expected = [&](double value, double squares) {
+    return value / std::pow(bias + alpha / 3 * squares, beta);
+  };
+  expectNear(runOne("LRN", {x},
+                    {{"size", std::int64_t{3}}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}},
+                    {1, 3, 1, 1}),
+             {expected(1, 5), expected(2, 14), expected(3, 13)}, 1e-6);
+}
+
+TEST(TopiReduction, MeanVarianceNormalizationOverTheGivenAxes) {
+  // Two channels of [1, 3] and [2, 6]: means 2 and 4, standard deviations 1 and 2.
+  const TensorData x = tensorOf({1, 2, 1, 2}, {1, 3, 2, 6});
+  expectNear(runOne("MeanVarianceNormalization", {x}, {{"axes", Ints{0, 2, 3}}}, {1, 2, 1, 2}),
+             {-1, 1, -1, 1}, 1e-6);
+}
+
 } // namespace

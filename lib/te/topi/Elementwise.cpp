@@ -6,6 +6,7 @@
 #include "te/topi/Common.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace clustune::te::topi {
@@ -121,6 +122,20 @@ std::vector<Tensor> lowerMod(const OperatorContext& context) {
       return floorMod(a, b);
     return a - (a / b) * b; // integer Div truncates
   })(context);
+}
+
+// CastLike: Cast to the second operand's dtype (the task records it as the output's).
+std::vector<Tensor> lowerCastLike(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const DataType target = outputType(context);
+  if (context.operand(1)->dtype != target)
+    context.fail(std::string("target_type is ") + graph::dataTypeName(context.operand(1)->dtype) +
+                 " but the task records " + graph::dataTypeName(target));
+  const Tensor& x = context.operand(0);
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    return cast(target, load(x, indices));
+  })};
 }
 
 Expr constantLike(double value, const Expr& like) {
@@ -261,6 +276,19 @@ void registerElementwiseOperators(OperatorRegistry& registry) {
   registry["Acosh"] = callOperator(CallFunction::Acosh);
   registry["Atanh"] = callOperator(CallFunction::Atanh);
   registry["Mod"] = lowerMod;
+  registry["CastLike"] = lowerCastLike;
+  registry["IsNaN"] = floatUnaryOperator([](const OperatorContext&, const Expr& x) {
+    return x != x; // true only for NaN
+  });
+  registry["IsInf"] = floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+    const Expr infinity = constantLike(std::numeric_limits<double>::infinity(), x);
+    Expr result = x != x && x == x; // false: neither sign detected
+    if (intAttribute(context, "detect_positive", 1) != 0)
+      result = result || x == infinity;
+    if (intAttribute(context, "detect_negative", 1) != 0)
+      result = result || x == constantLike(-std::numeric_limits<double>::infinity(), x);
+    return result;
+  });
   registry["Neg"] = unaryOperator(
       [](const OperatorContext&, const Expr& x) { return call(CallFunction::Neg, {x}); });
   registry["Abs"] = unaryOperator(

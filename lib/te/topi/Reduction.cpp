@@ -455,6 +455,80 @@ std::vector<Tensor> lowerTopK(const OperatorContext& context) {
   return outputs;
 }
 
+// LRN: each element divided by (bias + alpha / size * the sum of squares over a window of `size`
+// channels around it)^beta; the window is cut at the first and last channel.
+std::vector<Tensor> lowerLRN(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  if (x->shape.size() < 3)
+    context.fail("needs an (N, C, spatial...) input");
+  const std::int64_t size = intAttribute(context, "size");
+  if (size <= 0)
+    context.fail("size must be positive");
+  const double alpha = floatAttribute(context, "alpha", 1e-4);
+  const double beta = floatAttribute(context, "beta", 0.75);
+  const double bias = floatAttribute(context, "bias", 1.0);
+  const std::int64_t channels = x->shape[1], before = (size - 1) / 2;
+  const IterVar window{makeVar(context.stageName + ".squares.r0"), size};
+  const Tensor squares =
+      compute(context.stageName + ".squares", x->shape, [&](const std::vector<Expr>& indices) {
+        const Expr channel = indices[1] - intImm(before) + varExpr(window.var);
+        std::vector<Expr> inputIndices = indices;
+        inputIndices[1] = minimum(maximum(channel, intImm(0)), intImm(channels - 1));
+        const Expr value = load(x, inputIndices);
+        return reduce(Reducer::Sum,
+                      select(channel >= intImm(0) && channel < intImm(channels), value * value,
+                             typedConstant(0, x->dtype)),
+                      {window});
+      });
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const Expr scaled =
+        typedConstant(bias, x->dtype) +
+        typedConstant(alpha / static_cast<double>(size), x->dtype) * load(squares, indices);
+    return load(x, indices) / call(CallFunction::Pow, {scaled, typedConstant(beta, x->dtype)});
+  })};
+}
+
+// MeanVarianceNormalization, as ONNX's function body computes it: (X - E[X]) /
+// (sqrt(E[X^2] - E[X]^2) + 1e-9), the expectations over `axes` (default 0, 2, 3).
+std::vector<Tensor> lowerMeanVarianceNormalization(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  const auto axes = intsAttribute(context, "axes");
+  requireAxes(context, axes, x->shape.size());
+  std::int64_t count = 1;
+  for (std::int64_t axis : axes)
+    count *= x->shape[axis];
+  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
+  auto mean = [&](const std::string& name, bool squared) {
+    return reductionStage(name, x->shape, axes, true, Reducer::Sum,
+                          [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                            const Expr value = load(x, inputIndices);
+                            return (squared ? value * value : value) * reciprocalCount;
+                          });
+  };
+  const Tensor meanStage = mean(context.stageName + ".mean", false);
+  const Tensor squareMean = mean(context.stageName + ".squaremean", true);
+  const Tensor deviation = compute(
+      context.stageName + ".stddev", meanStage->shape, [&](const std::vector<Expr>& indices) {
+        const Expr m = load(meanStage, indices);
+        return call(CallFunction::Sqrt, {load(squareMean, indices) - m * m}) +
+               typedConstant(1e-9, x->dtype);
+      });
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> statistic = indices;
+    for (std::int64_t axis : axes)
+      statistic[axis] = intImm(0);
+    return (load(x, indices) - load(meanStage, statistic)) / load(deviation, statistic);
+  })};
+}
+
 } // namespace
 
 void registerReductionOperators(OperatorRegistry& registry) {
@@ -488,6 +562,8 @@ void registerReductionOperators(OperatorRegistry& registry) {
   registry["CumSum"] = lowerCumSum;
   registry["InstanceNormalization"] = lowerInstanceNormalization;
   registry["TopK"] = lowerTopK;
+  registry["LRN"] = lowerLRN;
+  registry["MeanVarianceNormalization"] = lowerMeanVarianceNormalization;
 }
 
 } // namespace clustune::te::topi
