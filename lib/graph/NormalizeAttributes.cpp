@@ -178,6 +178,11 @@ void normalizeAttributes(Graph& graph) {
         node.attributes.erase("cubic_coeff_a");
         node.attributes.erase("exclude_outside");
       }
+    } else if (op == "GatherND") {
+      setDefault(node, "batch_dims", std::int64_t{0});
+    } else if (op == "ScatterElements") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "reduction", std::string("none"));
     } else if (op == "IsInf") {
       setDefault(node, "detect_positive", std::int64_t{1});
       setDefault(node, "detect_negative", std::int64_t{1});

@@ -106,6 +106,7 @@ constexpr std::array kOps = {
     OpInfo{"OneHot", Injective},
     OpInfo{"Resize", Injective},
     OpInfo{"EyeLike", Injective},
+    OpInfo{"GatherND", Injective},
     // Reductions.
     OpInfo{"MaxPool", CommReduce},
     OpInfo{"AveragePool", CommReduce},
@@ -132,6 +133,7 @@ constexpr std::array kOps = {
     OpInfo{"TopK", CommReduce},
     OpInfo{"LRN", CommReduce},
     OpInfo{"MeanVarianceNormalization", CommReduce},
+    OpInfo{"ScatterElements", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
     OpInfo{"Shape", Opaque},
     OpInfo{"Constant", Opaque},

@@ -211,7 +211,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "Asinh", "Acosh", "Atanh", "Mod", "GatherElements", "Trilu", "DepthToSpace",
       "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
       "InstanceNormalization", "TopK", "Einsum", "Resize", "IsNaN", "IsInf", "CastLike",
-      "EyeLike", "LRN", "MeanVarianceNormalization"};
+      "EyeLike", "LRN", "MeanVarianceNormalization", "GatherND",
+      "ScatterElements"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

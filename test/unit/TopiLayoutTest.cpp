@@ -347,4 +347,44 @@ TEST(TopiLayout, EyeLikeFillsTheKthDiagonal) {
   EXPECT_EQ(eye(-1), (Values{0, 0, 0, 1, 0, 0}));
 }
 
+TEST(TopiLayout, GatherNDAddressesLeadingAxes) {
+  const TensorData data = iota({2, 2, 2});
+  // Whole rows: indices [[1], [0]] pick data[1] and data[0].
+  EXPECT_EQ(runOne("GatherND", {data, tensorOf({2, 1}, {1, 0}, DataType::Int64)},
+                   {{"batch_dims", std::int64_t{0}}}, {2, 2, 2})
+                .values,
+            (Values{4, 5, 6, 7, 0, 1, 2, 3}));
+  // Single elements, -1 counting from the end.
+  EXPECT_EQ(runOne("GatherND", {data, tensorOf({2, 3}, {0, 1, 1, 1, -1, 0}, DataType::Int64)},
+                   {{"batch_dims", std::int64_t{0}}}, {2})
+                .values,
+            (Values{3, 6}));
+  // One batch axis: data[b, indices[b, 0]].
+  EXPECT_EQ(runOne("GatherND", {data, tensorOf({2, 1}, {1, 0}, DataType::Int64)},
+                   {{"batch_dims", std::int64_t{1}}}, {2, 2})
+                .values,
+            (Values{2, 3, 4, 5}));
+}
+
+TEST(TopiLayout, ScatterElementsReplacesAddsOrMultiplies) {
+  const TensorData data = tensorOf({2, 3}, {1, 2, 3, 4, 5, 6});
+  const TensorData indices = tensorOf({2, 2}, {2, 2, -3, 1}, DataType::Int64);
+  const TensorData updates = tensorOf({2, 2}, {10, 20, 30, 40});
+  auto scatter = [&](const char* reduction) {
+    return runOne("ScatterElements", {data, indices, updates},
+                  {{"axis", std::int64_t{1}}, {"reduction", reduction}}, {2, 3})
+        .values;
+  };
+  // Row 0 gets 10 and 20 at column 2; row 1 gets 30 at column 0 and 40 at column 1.
+  EXPECT_EQ(scatter("none"), (Values{1, 2, 20, 30, 40, 6}));
+  EXPECT_EQ(scatter("add"), (Values{1, 2, 33, 34, 45, 6}));
+  EXPECT_EQ(scatter("mul"), (Values{1, 2, 600, 120, 200, 6}));
+  // Along axis 0 with fewer index columns than data columns.
+  EXPECT_EQ(runOne("ScatterElements",
+                   {data, tensorOf({1, 2}, {1, 0}, DataType::Int64), tensorOf({1, 2}, {7, 8})},
+                   {{"axis", std::int64_t{0}}, {"reduction", "none"}}, {2, 3})
+                .values,
+            (Values{1, 8, 3, 7, 5, 6}));
+}
+
 } // namespace

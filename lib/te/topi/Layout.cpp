@@ -377,6 +377,132 @@ std::vector<Tensor> lowerGatherElements(const OperatorContext& context) {
   })};
 }
 
+// GatherND: the last axis of indices (k long) addresses data after the first batch_dims axes,
+// which indices and data share; out[i..., rest...] = data[batch..., indices[i..., :], rest...].
+std::vector<Tensor> lowerGatherND(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  const Tensor& indicesTensor = context.operand(1);
+  if (indicesTensor->dtype != DataType::Int64)
+    context.fail("indices must be int64");
+  const std::size_t rank = data->shape.size(), indexRank = indicesTensor->shape.size();
+  const auto batch = static_cast<std::size_t>(intAttribute(context, "batch_dims", 0));
+  if (indexRank < 1 || batch >= indexRank || batch >= rank)
+    context.fail("batch_dims " + std::to_string(batch) + " does not fit the operands' ranks");
+  const auto depth = static_cast<std::size_t>(indicesTensor->shape.back());
+  if (depth < 1 || batch + depth > rank)
+    context.fail("indices address " + std::to_string(depth) + " axes after " +
+                 std::to_string(batch) + " batch axes of a rank-" + std::to_string(rank) +
+                 " input");
+  for (std::size_t axis = 0; axis < batch; ++axis)
+    if (indicesTensor->shape[axis] != data->shape[axis])
+      context.fail("the batch axes of data and indices differ");
+  Shape shape(indicesTensor->shape.begin(), indicesTensor->shape.end() - 1);
+  shape.insert(shape.end(), data->shape.begin() + static_cast<std::ptrdiff_t>(batch + depth),
+               data->shape.end());
+  if (shape != outputShape(context))
+    context.fail("the operands give output shape " + graph::shapeToString(shape) +
+                 ", the task records " + graph::shapeToString(outputShape(context)));
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> dataIndices(indices.begin(),
+                                  indices.begin() + static_cast<std::ptrdiff_t>(batch));
+    std::vector<Expr> indexIndices(indices.begin(),
+                                   indices.begin() + static_cast<std::ptrdiff_t>(indexRank - 1));
+    indexIndices.push_back(nullptr);
+    for (std::size_t j = 0; j < depth; ++j) {
+      indexIndices.back() = intImm(static_cast<std::int64_t>(j));
+      dataIndices.push_back(
+          wrappedIndex(load(indicesTensor, indexIndices), data->shape[batch + j]));
+    }
+    dataIndices.insert(dataIndices.end(),
+                       indices.begin() + static_cast<std::ptrdiff_t>(indexRank - 1), indices.end());
+    return load(data, dataIndices);
+  })};
+}
+
+// ScatterElements: a copy of data where updates[j] lands at j with its `axis` coordinate
+// replaced by indices[j]. The updates that can land on an output position are those sharing its
+// other coordinates, one per index along the axis: with reduction "add" or "mul" they are summed
+// or multiplied in; with "none" the last of them wins (ONNX leaves duplicates undefined).
+std::vector<Tensor> lowerScatterElements(const OperatorContext& context) {
+  requireOperands(context, 3, 3);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  const Tensor& indicesTensor = context.operand(1);
+  const Tensor& updates = context.operand(2);
+  if (indicesTensor->dtype != DataType::Int64 && indicesTensor->dtype != DataType::Int32)
+    context.fail("indices must be int32 or int64");
+  if (updates->dtype != data->dtype || updates->shape != indicesTensor->shape)
+    context.fail("updates must have the data's dtype and the indices' shape");
+  const std::size_t rank = data->shape.size();
+  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis", 0));
+  if (axis >= rank || indicesTensor->shape.size() != rank)
+    context.fail("indices must have the data's rank, and axis must lie in it");
+  for (std::size_t k = 0; k < rank; ++k)
+    if (k != axis && indicesTensor->shape[k] > data->shape[k])
+      context.fail("indices " + graph::shapeToString(indicesTensor->shape) + " exceed the data " +
+                   graph::shapeToString(data->shape) + " off the axis");
+  const std::string reduction = stringAttribute(context, "reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul")
+    context.fail("reduction '" + reduction + "' is not supported (none, add and mul are)");
+  const std::int64_t extent = data->shape[axis];
+  // The update position for output position `indices` and index `r` along the axis, whether it
+  // exists, and whether it lands there.
+  struct Source {
+    std::vector<Expr> position;
+    Expr lands;
+  };
+  auto source = [&](const std::vector<Expr>& indices, const Expr& r) {
+    Source result{indices, nullptr};
+    Expr inside;
+    for (std::size_t k = 0; k < rank; ++k) {
+      if (k == axis) {
+        result.position[k] = r;
+        continue;
+      }
+      if (indicesTensor->shape[k] == data->shape[k])
+        continue;
+      const Expr within = indices[k] < intImm(indicesTensor->shape[k]);
+      inside = inside ? inside && within : within;
+      result.position[k] = minimum(indices[k], intImm(indicesTensor->shape[k] - 1));
+    }
+    const Expr target = cast(DataType::Int64, load(indicesTensor, result.position));
+    const Expr wrapped = select(target < intImm(0), target + intImm(extent), target);
+    result.lands = wrapped == indices[axis];
+    if (inside)
+      result.lands = inside && result.lands;
+    return result;
+  };
+  const IterVar along{makeVar(context.stageName + ".r0"), indicesTensor->shape[axis]};
+  if (reduction != "none") {
+    const bool add = reduction == "add";
+    const Tensor combined = compute(context.stageName + (add ? ".sum" : ".prod"), data->shape,
+                                    [&](const std::vector<Expr>& indices) {
+                                      const Source from = source(indices, varExpr(along.var));
+                                      return reduce(add ? Reducer::Sum : Reducer::Prod,
+                                                    select(from.lands, load(updates, from.position),
+                                                           typedConstant(add ? 0 : 1, data->dtype)),
+                                                    {along});
+                                    });
+    return {compute(context.stageName, data->shape, [&](const std::vector<Expr>& indices) {
+      return add ? load(data, indices) + load(combined, indices)
+                 : load(data, indices) * load(combined, indices);
+    })};
+  }
+  const Tensor last =
+      compute(context.stageName + ".last", data->shape, [&](const std::vector<Expr>& indices) {
+        const Expr r = varExpr(along.var);
+        return reduce(Reducer::Max, select(source(indices, r).lands, r, intImm(-1)), {along});
+      });
+  return {compute(context.stageName, data->shape, [&](const std::vector<Expr>& indices) {
+    const Expr r = load(last, indices);
+    const Source from =
+        source(indices, minimum(maximum(r, intImm(0)), intImm(indicesTensor->shape[axis] - 1)));
+    return select(r >= intImm(0), load(updates, from.position), load(data, indices));
+  })};
+}
+
 // Trilu keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two axes and
 // zeroes the rest.
 std::vector<Tensor> lowerTrilu(const OperatorContext& context) {
@@ -679,6 +805,8 @@ void registerLayoutOperators(OperatorRegistry& registry) {
   registry["SpaceToDepth"] = lowerSpaceToDepth;
   registry["OneHot"] = lowerOneHot;
   registry["Resize"] = lowerResize;
+  registry["GatherND"] = lowerGatherND;
+  registry["ScatterElements"] = lowerScatterElements;
 }
 
 } // namespace clustune::te::topi
