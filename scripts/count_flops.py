@@ -54,7 +54,7 @@ ZERO_COST = {
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
     "Shape", "Constant", "ConstantOfShape", "Range", "GatherElements", "Trilu",
     "DepthToSpace", "SpaceToDepth", "OneHot", "Resize", "CastLike", "EyeLike",
-    "GatherND", "ScatterElements",
+    "GatherND", "ScatterElements", "Scatter", "ScatterND", "ReverseSequence",
 }
 
 

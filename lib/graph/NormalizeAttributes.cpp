@@ -180,7 +180,12 @@ void normalizeAttributes(Graph& graph) {
       }
     } else if (op == "GatherND") {
       setDefault(node, "batch_dims", std::int64_t{0});
-    } else if (op == "ScatterElements") {
+    } else if (op == "ScatterND") {
+      setDefault(node, "reduction", std::string("none"));
+    } else if (op == "ReverseSequence") {
+      setDefault(node, "batch_axis", std::int64_t{1});
+      setDefault(node, "time_axis", std::int64_t{0});
+    } else if (op == "ScatterElements" || op == "Scatter") {
       makeAxisPositive(node, "axis", rank, 0);
       setDefault(node, "reduction", std::string("none"));
     } else if (op == "IsInf") {

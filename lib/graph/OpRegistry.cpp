@@ -107,6 +107,7 @@ constexpr std::array kOps = {
     OpInfo{"Resize", Injective},
     OpInfo{"EyeLike", Injective},
     OpInfo{"GatherND", Injective},
+    OpInfo{"ReverseSequence", Injective},
     // Reductions.
     OpInfo{"MaxPool", CommReduce},
     OpInfo{"AveragePool", CommReduce},
@@ -134,6 +135,8 @@ constexpr std::array kOps = {
     OpInfo{"LRN", CommReduce},
     OpInfo{"MeanVarianceNormalization", CommReduce},
     OpInfo{"ScatterElements", CommReduce},
+    OpInfo{"Scatter", CommReduce},
+    OpInfo{"ScatterND", CommReduce},
     // Shape arithmetic: always folded away on static shapes, never a task.
     OpInfo{"Shape", Opaque},
     OpInfo{"Constant", Opaque},

@@ -387,4 +387,32 @@ TEST(TopiLayout, ScatterElementsReplacesAddsOrMultiplies) {
             (Values{1, 8, 3, 7, 5, 6}));
 }
 
+TEST(TopiLayout, ScatterNDReplacesAddsOrMultipliesSlices) {
+  const TensorData data = tensorOf({3, 2}, {1, 2, 3, 4, 5, 6});
+  // Rows 2 and 0 (-3), then row 2 again.
+  const TensorData indices = tensorOf({3, 1}, {2, -3, 2}, DataType::Int64);
+  const TensorData updates = tensorOf({3, 2}, {10, 20, 30, 40, 50, 60});
+  auto scatter = [&](const char* reduction) {
+    return runOne("ScatterND", {data, indices, updates}, {{"reduction", reduction}}, {3, 2}).values;
+  };
+  EXPECT_EQ(scatter("none"), (Values{30, 40, 3, 4, 50, 60}));
+  EXPECT_EQ(scatter("add"), (Values{31, 42, 3, 4, 65, 86}));
+  EXPECT_EQ(scatter("mul"), (Values{30, 80, 3, 4, 2500, 7200}));
+  // Single elements: indices of depth 2.
+  EXPECT_EQ(runOne("ScatterND",
+                   {data, tensorOf({2, 2}, {0, 1, 2, 0}, DataType::Int64), tensorOf({2}, {7, 8})},
+                   {{"reduction", "none"}}, {3, 2})
+                .values,
+            (Values{1, 7, 3, 4, 8, 6}));
+}
+
+TEST(TopiLayout, ReverseSequenceReversesEachPrefix) {
+  const TensorData x = iota({3, 4}); // batch on axis 0, time on axis 1
+  const TensorData lengths = tensorOf({3}, {4, 2, 0}, DataType::Int64);
+  EXPECT_EQ(runOne("ReverseSequence", {x, lengths},
+                   {{"batch_axis", std::int64_t{0}}, {"time_axis", std::int64_t{1}}}, {3, 4})
+                .values,
+            (Values{3, 2, 1, 0, 5, 4, 6, 7, 8, 9, 10, 11}));
+}
+
 } // namespace

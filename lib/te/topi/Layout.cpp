@@ -503,6 +503,116 @@ std::vector<Tensor> lowerScatterElements(const OperatorContext& context) {
   })};
 }
 
+// ScatterND: a copy of data where updates[j, rest...] lands at data[indices[j, :], rest...]. For
+// each output position, the index tuples j that address it are found by a reduction over all of
+// them: summed or multiplied in (reduction add/mul), or the last in row-major order (none; ONNX
+// leaves duplicates undefined).
+std::vector<Tensor> lowerScatterND(const OperatorContext& context) {
+  requireOperands(context, 3, 3);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  const Tensor& indicesTensor = context.operand(1);
+  const Tensor& updates = context.operand(2);
+  if (indicesTensor->dtype != DataType::Int64)
+    context.fail("indices must be int64");
+  const std::size_t rank = data->shape.size(), indexRank = indicesTensor->shape.size();
+  if (indexRank < 1)
+    context.fail("indices must have at least one axis");
+  const auto depth = static_cast<std::size_t>(indicesTensor->shape.back());
+  if (depth < 1 || depth > rank)
+    context.fail("indices address " + std::to_string(depth) + " axes of a rank-" +
+                 std::to_string(rank) + " input");
+  const Shape tuples(indicesTensor->shape.begin(), indicesTensor->shape.end() - 1);
+  Shape updateShape = tuples;
+  updateShape.insert(updateShape.end(), data->shape.begin() + static_cast<std::ptrdiff_t>(depth),
+                     data->shape.end());
+  if (updates->shape != updateShape || updates->dtype != data->dtype)
+    context.fail("updates must be " + std::string(graph::dataTypeName(data->dtype)) + "[" +
+                 graph::shapeToString(updateShape) + "]");
+  const std::string reduction = stringAttribute(context, "reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul")
+    context.fail("reduction '" + reduction + "' is not supported (none, add and mul are)");
+  // Whether index tuple `tuple` addresses output position `indices`.
+  auto addresses = [&](const std::vector<Expr>& tuple, const std::vector<Expr>& indices) {
+    std::vector<Expr> indexIndices = tuple;
+    indexIndices.push_back(nullptr);
+    Expr match;
+    for (std::size_t m = 0; m < depth; ++m) {
+      indexIndices.back() = intImm(static_cast<std::int64_t>(m));
+      const Expr target = load(indicesTensor, indexIndices);
+      const Expr wrapped =
+          select(target < intImm(0), target + intImm(data->shape[m]), target) == indices[m];
+      match = match ? match && wrapped : wrapped;
+    }
+    return match;
+  };
+  auto updateAt = [&](const std::vector<Expr>& tuple, const std::vector<Expr>& indices) {
+    std::vector<Expr> updateIndices = tuple;
+    updateIndices.insert(updateIndices.end(), indices.begin() + static_cast<std::ptrdiff_t>(depth),
+                         indices.end());
+    return load(updates, updateIndices);
+  };
+  if (reduction != "none") {
+    const bool add = reduction == "add";
+    const std::string name = context.stageName + (add ? ".sum" : ".prod");
+    const Tensor combined = compute(name, data->shape, [&](const std::vector<Expr>& indices) {
+      ReductionAxes axes;
+      std::vector<Expr> tuple;
+      for (std::size_t axis = 0; axis < tuples.size(); ++axis)
+        tuple.push_back(axes.add(name + ".r" + std::to_string(axis), tuples[axis]));
+      return axes.combine(add ? Reducer::Sum : Reducer::Prod,
+                          select(addresses(tuple, indices), updateAt(tuple, indices),
+                                 typedConstant(add ? 0 : 1, data->dtype)));
+    });
+    return {compute(context.stageName, data->shape, [&](const std::vector<Expr>& indices) {
+      return add ? load(data, indices) + load(combined, indices)
+                 : load(data, indices) * load(combined, indices);
+    })};
+  }
+  const std::string lastName = context.stageName + ".last";
+  const Tensor last = compute(lastName, data->shape, [&](const std::vector<Expr>& indices) {
+    ReductionAxes axes;
+    std::vector<Expr> tuple;
+    for (std::size_t axis = 0; axis < tuples.size(); ++axis)
+      tuple.push_back(axes.add(lastName + ".r" + std::to_string(axis), tuples[axis]));
+    return axes.combine(Reducer::Max,
+                        select(addresses(tuple, indices), flattenIndex(tuple, tuples), intImm(-1)));
+  });
+  const std::int64_t count = graph::elementCount(tuples);
+  return {compute(context.stageName, data->shape, [&](const std::vector<Expr>& indices) {
+    const Expr position = load(last, indices);
+    const std::vector<Expr> tuple =
+        unflattenIndex(minimum(maximum(position, intImm(0)), intImm(count - 1)), tuples);
+    return select(position >= intImm(0), updateAt(tuple, indices), load(data, indices));
+  })};
+}
+
+// ReverseSequence: along time_axis, the first sequence_lens[b] elements of each batch entry b
+// reversed, the rest copied; a length is clamped to the time extent.
+std::vector<Tensor> lowerReverseSequence(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  const Tensor& lengths = context.operand(1);
+  const auto batchAxis = static_cast<std::size_t>(intAttribute(context, "batch_axis", 1));
+  const auto timeAxis = static_cast<std::size_t>(intAttribute(context, "time_axis", 0));
+  if (x->shape.size() < 2 || batchAxis > 1 || timeAxis > 1 || batchAxis == timeAxis)
+    context.fail("batch_axis and time_axis must be 0 and 1 of an input of rank 2 or more");
+  if (lengths->shape != Shape{x->shape[batchAxis]} ||
+      (lengths->dtype != DataType::Int64 && lengths->dtype != DataType::Int32))
+    context.fail("sequence_lens must be int64[" + std::to_string(x->shape[batchAxis]) + "]");
+  const std::int64_t steps = x->shape[timeAxis];
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const Expr length =
+        minimum(maximum(cast(DataType::Int64, load(lengths, {indices[batchAxis]})), intImm(0)),
+                intImm(steps));
+    const Expr t = indices[timeAxis];
+    std::vector<Expr> reversed = indices;
+    reversed[timeAxis] = minimum(maximum(length - intImm(1) - t, intImm(0)), intImm(steps - 1));
+    return select(t < length, load(x, reversed), load(x, indices));
+  })};
+}
+
 // Trilu keeps the upper (j - i >= k) or lower (j - i <= k) triangle of the last two axes and
 // zeroes the rest.
 std::vector<Tensor> lowerTrilu(const OperatorContext& context) {
@@ -807,6 +917,9 @@ void registerLayoutOperators(OperatorRegistry& registry) {
   registry["Resize"] = lowerResize;
   registry["GatherND"] = lowerGatherND;
   registry["ScatterElements"] = lowerScatterElements;
+  registry["Scatter"] = lowerScatterElements; // opset 9-10's name, without reduction
+  registry["ScatterND"] = lowerScatterND;
+  registry["ReverseSequence"] = lowerReverseSequence;
 }
 
 } // namespace clustune::te::topi
