@@ -41,14 +41,20 @@ ELEMENTWISE = {
     "Neg", "Abs", "Reciprocal", "Max", "Min", "Where", "Equal", "Less",
     "Greater", "Not", "And", "Or", "Floor", "Ceil", "Round", "Sign", "Gelu",
     "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual",
-    "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu",
+    "GreaterOrEqual", "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin",
+    "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Mod", "IsNaN", "IsInf",
 }
-REDUCE = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum"}
+REDUCE = {
+    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceLogSum", "ReduceProd",
+    "ArgMax", "ArgMin", "CumSum", "TopK",
+}
 MAPPED_REDUCE = {"ReduceL1", "ReduceL2", "ReduceSumSquare"}
 ZERO_COST = {
     "Reshape", "Flatten", "Transpose", "Concat", "Slice", "Split", "Gather",
     "Squeeze", "Unsqueeze", "Expand", "Pad", "Cast", "Identity", "Dropout",
-    "Shape", "Constant", "ConstantOfShape", "Range",
+    "Shape", "Constant", "ConstantOfShape", "Range", "GatherElements", "Trilu",
+    "DepthToSpace", "SpaceToDepth", "OneHot", "Resize", "CastLike", "EyeLike",
+    "GatherND", "ScatterElements", "Scatter", "ScatterND", "ReverseSequence",
 }
 
 
@@ -194,11 +200,55 @@ class Counter:
             return 2 * self.elems(node.input[0])
         if op in ("Softmax", "LogSoftmax", "ReduceLogSumExp"):
             return 3 * self.elems(node.input[0])
-        if op == "LayerNormalization":
+        if op in ("LayerNormalization", "InstanceNormalization"):
             return 7 * self.elems(node.input[0])
+        if op == "Hardmax":
+            return 2 * self.elems(node.input[0])
+        if op == "LRN":
+            return (2 * _attr(node, "size", 1) + 4) * self.elems(node.input[0])
+        if op == "MeanVarianceNormalization":
+            return 6 * self.elems(node.input[0])
+        if op == "Einsum":
+            return self.einsum_flops(node)
         if op not in ZERO_COST:
             self.warnings.append(f"op {op} has no FLOP rule; counted as 0")
         return 0
+
+    def einsum_flops(self, node):
+        """graph/Einsum.h's rule: prod(label extents) * (operands - 1), plus that product when
+        a label is summed away."""
+        equation = _attr(node, "equation", b"")
+        if isinstance(equation, bytes):
+            equation = equation.decode()
+        equation = "".join(equation.split())
+        lhs, _, rhs = equation.partition("->")
+        subscripts = lhs.split(",")
+        shapes = [self.dims(name) for name in node.input]
+        ellipsis = max((len(s) - len(sub.replace("...", "")) for sub, s in zip(subscripts, shapes)
+                        if "..." in sub), default=0)
+        extents, uses = {}, {}
+        for sub, shape in zip(subscripts, shapes):
+            letters = sub.replace("...", "")
+            covered = len(shape) - len(letters)
+            labels = []
+            for part_index, part in enumerate(sub.split("...")):
+                if part_index == 1:
+                    labels += [f"...{ellipsis - covered + e}" for e in range(covered)]
+                labels += list(part)
+            for letter in letters:
+                uses[letter] = uses.get(letter, 0) + 1
+            for label, extent in zip(labels, shape):
+                extents[label] = max(extents.get(label, 1), extent)
+        if "->" in equation:
+            out = set(rhs.replace("...", ""))
+            if "..." in rhs:
+                out |= {label for label in extents if label.startswith("...")}
+        else:
+            out = {l for l, n in uses.items() if n == 1} | {
+                label for label in extents if label.startswith("...")}
+        terms = _prod(extents.values())
+        reduced = any(label not in out for label in extents)
+        return terms * (len(shapes) - 1) + (terms if reduced else 0)
 
     def run(self):
         total = 0

@@ -43,6 +43,17 @@ bool isMathFunction(te::CallFunction function) {
   case te::CallFunction::Erf:
   case te::CallFunction::Sigmoid:
   case te::CallFunction::Pow:
+  case te::CallFunction::Sin:
+  case te::CallFunction::Cos:
+  case te::CallFunction::Tan:
+  case te::CallFunction::Asin:
+  case te::CallFunction::Acos:
+  case te::CallFunction::Atan:
+  case te::CallFunction::Sinh:
+  case te::CallFunction::Cosh:
+  case te::CallFunction::Asinh:
+  case te::CallFunction::Acosh:
+  case te::CallFunction::Atanh:
     return true;
   default:
     return false;

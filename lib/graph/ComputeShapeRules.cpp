@@ -2,7 +2,9 @@
 // matrix products, reductions and normalisations. The window arithmetic follows ONNX's
 // definitions (floor, or ceil with ceil_mode; SAME auto_pad keeps ceil(input / stride)), and a
 // window larger than its padded input is named here rather than left to a consumer.
+#include "graph/Einsum.h"
 #include "graph/ShapeRules.h"
+#include "support/Error.h"
 
 #include <algorithm>
 #include <array>
@@ -234,6 +236,25 @@ void matMul(ShapeContext& context) {
   context.setOutput(0, context.input(0).dtype, shape);
 }
 
+void einsum(ShapeContext& context) {
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < context.inputs.size(); ++i) {
+    shapes.push_back(context.shape(i));
+    if (context.input(i).dtype != context.input(0).dtype)
+      context.fail("Einsum mixes element types");
+  }
+  EinsumEquation equation;
+  try {
+    equation = parseEinsum(context.node.stringAttribute("equation"), shapes);
+  } catch (const Error& error) {
+    context.fail(error.message());
+  }
+  Shape shape;
+  for (int label : equation.outputLabels)
+    shape.push_back(equation.extents.at(label));
+  context.setOutput(0, context.input(0).dtype, shape);
+}
+
 void reduce(ShapeContext& context) {
   const Value& input = context.input(0);
   const std::size_t rank = input.shape.size();
@@ -343,6 +364,7 @@ constexpr std::array kRules = {
     ShapeRuleInfo{"GlobalMaxPool", 1, 1, 1, 1, globalPool},
     ShapeRuleInfo{"Gemm", 2, 3, 1, 1, gemm},
     ShapeRuleInfo{"MatMul", 2, 2, 1, 1, matMul},
+    ShapeRuleInfo{"Einsum", 1, kVariadic, 1, 1, einsum},
     ShapeRuleInfo{"ReduceMean", 1, 2, 1, 1, reduce},
     ShapeRuleInfo{"ReduceSum", 1, 2, 1, 1, reduce},
     ShapeRuleInfo{"ReduceMax", 1, 2, 1, 1, reduce},

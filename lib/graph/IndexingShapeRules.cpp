@@ -81,8 +81,8 @@ std::int64_t constantScalar(const ShapeContext& context, std::size_t index, cons
                                        : known->intData[0];
 }
 
+// OneHot's indices may be of any numeric type (ONNX truncates float ones).
 void oneHot(ShapeContext& context) {
-  checkIndices(context, 0);
   const Shape& indices = context.shape(0);
   const std::int64_t depth = constantScalar(context, 1, "depth");
   if (depth < 1)

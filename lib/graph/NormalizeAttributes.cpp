@@ -91,6 +91,9 @@ void normalizeAttributes(Graph& graph) {
         setDefault(node, "storage_order", std::int64_t{0});
       else
         setDefault(node, "count_include_pad", std::int64_t{0});
+    } else if (op == "BatchNormalization") {
+      // training_mode arrived in opset 14; exporters for 13 leave it out, later ones write 0.
+      setDefault(node, "training_mode", std::int64_t{0});
     } else if (op == "Gemm") {
       setDefault(node, "alpha", 1.0);
       setDefault(node, "beta", 1.0);
@@ -102,7 +105,30 @@ void normalizeAttributes(Graph& graph) {
       makeAxisPositive(node, "axis", rank, -1);
       setDefault(node, "epsilon", 1e-5);
       setDefault(node, "stash_type", std::int64_t{1});
-    } else if (op == "Concat" || op == "Gather" || op == "Split") {
+    } else if (op == "Hardmax") {
+      makeAxisPositive(node, "axis", rank, -1);
+    } else if (op == "ArgMax" || op == "ArgMin") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "keepdims", std::int64_t{1});
+      setDefault(node, "select_last_index", std::int64_t{0});
+    } else if (op == "CumSum") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "exclusive", std::int64_t{0});
+      setDefault(node, "reverse", std::int64_t{0});
+    } else if (op == "TopK") {
+      makeAxisPositive(node, "axis", rank, -1);
+      setDefault(node, "largest", std::int64_t{1});
+      setDefault(node, "sorted", std::int64_t{1});
+    } else if (op == "InstanceNormalization") {
+      setDefault(node, "epsilon", 1e-5);
+    } else if (op == "OneHot") {
+      makeAxisPositive(node, "axis", output.size(), -1);
+    } else if (op == "Trilu") {
+      setDefault(node, "upper", std::int64_t{1});
+      setDefault(node, "k", std::int64_t{0});
+    } else if (op == "DepthToSpace") {
+      setDefault(node, "mode", std::string("DCR"));
+    } else if (op == "Concat" || op == "Gather" || op == "Split" || op == "GatherElements") {
       makeAxisPositive(node, "axis", op == "Concat" ? output.size() : rank, 0);
     } else if (op == "Flatten") {
       makeAxisPositive(node, "axis", rank, 1);
@@ -143,6 +169,46 @@ void normalizeAttributes(Graph& graph) {
     } else if (op == "Shrink") {
       setDefault(node, "lambd", 0.5);
       setDefault(node, "bias", 0.0);
+    } else if (op == "Resize") {
+      setDefault(node, "mode", std::string("nearest"));
+      setDefault(node, "coordinate_transformation_mode", std::string("half_pixel"));
+      setDefault(node, "nearest_mode", std::string("round_prefer_floor"));
+      setDefault(node, "extrapolation_value", 0.0);
+      if (node.stringAttribute("mode") == "cubic") {
+        setDefault(node, "cubic_coeff_a", -0.75);
+        setDefault(node, "exclude_outside", std::int64_t{0});
+      } else { // cubic interpolation's parameters mean nothing to the other modes
+        node.attributes.erase("cubic_coeff_a");
+        node.attributes.erase("exclude_outside");
+      }
+    } else if (op == "GatherND") {
+      setDefault(node, "batch_dims", std::int64_t{0});
+    } else if (op == "ScatterND") {
+      setDefault(node, "reduction", std::string("none"));
+    } else if (op == "ReverseSequence") {
+      setDefault(node, "batch_axis", std::int64_t{1});
+      setDefault(node, "time_axis", std::int64_t{0});
+    } else if (op == "ScatterElements" || op == "Scatter") {
+      makeAxisPositive(node, "axis", rank, 0);
+      setDefault(node, "reduction", std::string("none"));
+    } else if (op == "IsInf") {
+      setDefault(node, "detect_positive", std::int64_t{1});
+      setDefault(node, "detect_negative", std::int64_t{1});
+    } else if (op == "EyeLike") {
+      setDefault(node, "k", std::int64_t{0});
+      node.attributes.erase("dtype"); // the output's dtype, which the task records
+    } else if (op == "LRN") {
+      setDefault(node, "alpha", 1e-4);
+      setDefault(node, "beta", 0.75);
+      setDefault(node, "bias", 1.0);
+    } else if (op == "MeanVarianceNormalization") {
+      auto axes = node.intsAttribute("axes", {0, 2, 3});
+      for (auto& axis : axes)
+        axis = positiveAxis(axis, rank);
+      std::sort(axes.begin(), axes.end());
+      node.attributes["axes"] = axes;
+    } else if (op == "Mod") {
+      setDefault(node, "fmod", std::int64_t{0});
     }
   }
 }

@@ -2,6 +2,9 @@
 // are written once, over OperatorShapes, so that graph nodes and task nodes are costed alike.
 #include "graph/OpCost.h"
 
+#include "graph/Einsum.h"
+#include "support/Error.h"
+
 #include <algorithm>
 #include <cassert>
 
@@ -69,7 +72,7 @@ std::int64_t matMulFlops(const OperatorShapes& node) {
 
 bool isElementWise(const std::string& op) {
   // Cast only converts, Identity and Dropout (at inference) only copy.
-  if (op == "Cast" || op == "Identity" || op == "Dropout")
+  if (op == "Cast" || op == "CastLike" || op == "Identity" || op == "Dropout")
     return false;
   const auto info = lookupOp(op);
   return info &&
@@ -121,14 +124,34 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return elementCount(outputShape(node)) * productOf(kernel.begin(), kernel.end());
   }
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" ||
-      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceLogSum")
+      op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" || op == "ReduceLogSum" ||
+      op == "ReduceProd" || op == "ArgMax" || op == "ArgMin" || op == "CumSum" || op == "TopK")
     return elementCount(inputShape(node, 0));
+  if (op == "Hardmax")
+    return 2 * elementCount(inputShape(node, 0));
+  // LRN: a square and an add per window element, then a multiply-add, a pow and a divide.
+  if (op == "LRN")
+    return (2 * intAttribute(*node.attributes, "size", 1) + 4) * elementCount(inputShape(node, 0));
+  if (op == "MeanVarianceNormalization")
+    return 6 * elementCount(inputShape(node, 0));
+  if (op == "Einsum") {
+    const AttributeValue* equation = findAttribute(*node.attributes, "equation");
+    const auto* text = equation ? std::get_if<std::string>(equation) : nullptr;
+    std::vector<Shape> shapes;
+    for (const Shape* shape : node.inputs)
+      shapes.push_back(shape ? *shape : Shape{});
+    try {
+      return text ? einsumFlops(parseEinsum(*text, shapes)) : 0;
+    } catch (const Error&) {
+      return 0; // the lowering refuses the equation, naming the node
+    }
+  }
   // An element map (|x| or x * x) and the sum.
   if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare")
     return 2 * elementCount(inputShape(node, 0));
   if (op == "Softmax" || op == "LogSoftmax" || op == "ReduceLogSumExp")
     return 3 * elementCount(inputShape(node, 0));
-  if (op == "LayerNormalization")
+  if (op == "LayerNormalization" || op == "InstanceNormalization")
     return 7 * elementCount(inputShape(node, 0));
   if (isElementWise(op))
     return isFloatingPoint(node.outputType) ? elementCount(outputShape(node)) : 0;

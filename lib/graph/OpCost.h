@@ -17,12 +17,17 @@ namespace clustune::graph {
 //   Conv           2*N*Cout*prod(out spatial)*(Cin/groups)*prod(kernel) [+ out elements if bias]
 //   ConvTranspose  2*N*Cin*prod(in spatial)*weight.shape[1]*prod(kernel) [+ out elements if bias]
 //   Gemm           2*M*N*K [+ M*N if C];  MatMul 2*prod(broadcast batch)*M*N*K (numpy 1-D rules)
-//   BatchNormalization 2 per output element; Softmax/LogSoftmax 3 and LayerNormalization 7 per
-//     input element
-//   element-wise (registry pattern ElemWise or Broadcast, except Cast/Identity/Dropout): 1 per
-//     output element when the output is floating point, else 0 (shape arithmetic is free)
+//   BatchNormalization 2 per output element; Softmax/LogSoftmax 3, Hardmax 2 and
+//     LayerNormalization/InstanceNormalization 7 per input element
+//   Einsum  prod(every label's extent) * (operands - 1), plus that product when a label is
+//     summed (graph/Einsum.h): 2*B*M*N*K for a batched matmul, 0 for a transpose
+//   LRN (2*size + 4) and MeanVarianceNormalization 6 per input element
+//   element-wise (registry pattern ElemWise or Broadcast, except Cast, CastLike, Identity and
+//     Dropout): 1 per output element when the output is floating point, else 0 (shape
+//     arithmetic is free)
 //   MaxPool/AveragePool  output elements * prod(kernel_shape)
-//   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min/LogSum  input elements
+//   GlobalAveragePool/GlobalMaxPool, ReduceMean/Sum/Max/Min/LogSum/Prod, ArgMax/ArgMin,
+//     CumSum, TopK  input elements
 //   ReduceL1/L2/SumSquare 2 and ReduceLogSumExp 3 per input element
 //   everything else (layout ops, Opaque)  0
 std::int64_t nodeFlops(const Graph& graph, const Node& node);

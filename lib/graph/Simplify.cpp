@@ -51,6 +51,18 @@ std::vector<std::int64_t> requireInts(const Graph& graph, NodeId id, std::size_t
   return value->intData;
 }
 
+// The one element of a constant operand, whatever its numeric dtype (OneHot's depth may be a
+// float).
+double requireScalar(const Graph& graph, NodeId id, std::size_t index, const char* what) {
+  const Node& node = graph.nodes[id];
+  const Value* value = constantOperand(graph, node, index);
+  if (!value || value->kind != ValueKind::Constant || !value->hasData || value->elements() != 1)
+    throw Error(std::string(node.op) + " with a non-constant " + what + " is not supported",
+                {.node = graph.nodeLabel(id)});
+  return isFloatingPoint(value->dtype) ? value->floatData.at(0)
+                                       : static_cast<double>(value->intData.at(0));
+}
+
 // Moves constant operand inputs into attributes, so that a task's description (and its key)
 // does not depend on how an exporter happened to pass them.
 int operandsToAttributes(Graph& graph) {
@@ -85,6 +97,56 @@ int operandsToAttributes(Graph& graph) {
       for (ValueId piece : node.outputs)
         sizes.push_back(graph.values[piece].shape.at(axis < 0 ? axis + rank : axis));
       node.attributes["split"] = sizes;
+    } else if (op == "Trilu" && node.inputs.size() > 1) {
+      if (node.inputs[1] != kNoValue)
+        node.attributes["k"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "k"));
+      keep = 1;
+    } else if (op == "CumSum") {
+      node.attributes["axis"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "axis"));
+      keep = 1;
+    } else if (op == "TopK") {
+      node.attributes["k"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "K"));
+      keep = 1;
+    } else if (op == "OneHot") {
+      // Indices and values stay operands; the depth fixes the output shape.
+      node.attributes["depth"] = static_cast<std::int64_t>(requireScalar(graph, id, 1, "depth"));
+      node.inputs.erase(node.inputs.begin() + 1);
+      ++converted;
+    } else if (op == "Resize") {
+      // Opset 11 on: X, roi, scales, sizes. An empty constant stands for an omitted operand.
+      if (node.inputs.size() < 3)
+        throw Error("Resize of opset 10 (scales as the second operand) is not supported; opset "
+                    "11 or newer is",
+                    {.node = graph.nodeLabel(id)});
+      auto given = [&](std::size_t index) {
+        const Value* value = constantOperand(graph, node, index);
+        return value && !(value->hasData && value->elements() == 0);
+      };
+      const Shape& inputShape = graph.values[node.inputs[0]].shape;
+      std::vector<double> scales;
+      if (given(3)) {
+        for (std::size_t axis = 0; const std::int64_t size : requireInts(graph, id, 3, "sizes"))
+          scales.push_back(static_cast<double>(size) / static_cast<double>(inputShape.at(axis++)));
+      } else if (given(2)) {
+        const Value& value = graph.values[node.inputs[2]];
+        if (value.kind != ValueKind::Constant || !value.hasData || !isFloatingPoint(value.dtype))
+          throw Error("Resize with non-constant scales is not supported",
+                      {.node = graph.nodeLabel(id)});
+        scales = value.floatData;
+      } else {
+        throw Error("Resize needs scales or sizes", {.node = graph.nodeLabel(id)});
+      }
+      node.attributes["scales"] = scales;
+      if (node.stringAttribute("coordinate_transformation_mode", "half_pixel") ==
+          "tf_crop_and_resize") {
+        const Value* roi = constantOperand(graph, node, 1);
+        if (!given(1) || roi->kind != ValueKind::Constant || !roi->hasData ||
+            !isFloatingPoint(roi->dtype))
+          throw Error("Resize with a non-constant roi is not supported",
+                      {.node = graph.nodeLabel(id)});
+        node.attributes["roi"] = roi->floatData;
+      }
+      keep = 1;
     } else if (op == "Tile") {
       node.attributes["repeats"] = requireInts(graph, id, 1, "repeats");
       keep = 1;

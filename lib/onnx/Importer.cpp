@@ -94,9 +94,11 @@ std::string schemaViolation(std::string message) {
 void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContext& context) {
   for (int i = 0; i < graph.node_size(); ++i) {
     const auto& node = graph.node(i);
-    // Before opset 13, Softmax and LogSoftmax flattened the trailing axes into one; clustune
-    // implements the opset-13 semantics (one axis) only.
-    if ((node.op_type() == "Softmax" || node.op_type() == "LogSoftmax") && opset < 13)
+    // Before opset 13, Softmax, LogSoftmax and Hardmax flattened the trailing axes into one;
+    // clustune implements the opset-13 semantics (one axis) only.
+    if ((node.op_type() == "Softmax" || node.op_type() == "LogSoftmax" ||
+         node.op_type() == "Hardmax") &&
+        opset < 13)
       throw context.error(node.op_type() + " of opset " + std::to_string(opset) +
                               " (flattening semantics) is not supported; opset 13 or newer is",
                           nodeLabel(node, i));

@@ -165,6 +165,30 @@ double applyFunction(CallFunction function, const std::vector<double>& arguments
     return std::ceil(x);
   case CallFunction::Round:
     return std::nearbyint(x); // ties to even, as ONNX Round
+  case CallFunction::Fmod:
+    return std::fmod(x, arguments.at(1));
+  case CallFunction::Sin:
+    return std::sin(x);
+  case CallFunction::Cos:
+    return std::cos(x);
+  case CallFunction::Tan:
+    return std::tan(x);
+  case CallFunction::Asin:
+    return std::asin(x);
+  case CallFunction::Acos:
+    return std::acos(x);
+  case CallFunction::Atan:
+    return std::atan(x);
+  case CallFunction::Sinh:
+    return std::sinh(x);
+  case CallFunction::Cosh:
+    return std::cosh(x);
+  case CallFunction::Asinh:
+    return std::asinh(x);
+  case CallFunction::Acosh:
+    return std::acosh(x);
+  case CallFunction::Atanh:
+    return std::atanh(x);
   }
   return x;
 }

@@ -50,6 +50,8 @@ Expr combine(Reducer reducer, Expr accumulated, Expr value) {
     return maximum(std::move(accumulated), std::move(value));
   case Reducer::Min:
     return minimum(std::move(accumulated), std::move(value));
+  case Reducer::Prod:
+    return std::move(accumulated) * std::move(value);
   }
   return accumulated;
 }

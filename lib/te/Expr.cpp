@@ -124,13 +124,15 @@ const char* exprKindName(ExprKind kind) {
 }
 
 const char* callFunctionName(CallFunction function) {
-  static const char* const names[] = {"exp", "log", "sqrt", "tanh",  "erf",  "sigmoid",
-                                      "pow", "abs", "neg",  "floor", "ceil", "round"};
+  static const char* const names[] = {"exp",  "log",  "sqrt", "tanh",  "erf",   "sigmoid",
+                                      "pow",  "abs",  "neg",  "floor", "ceil",  "round",
+                                      "fmod", "sin",  "cos",  "tan",   "asin",  "acos",
+                                      "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
   return names[static_cast<int>(function)];
 }
 
 const char* reducerName(Reducer reducer) {
-  static const char* const names[] = {"sum", "max", "min"};
+  static const char* const names[] = {"sum", "max", "min", "prod"};
   return names[static_cast<int>(reducer)];
 }
 
@@ -179,7 +181,7 @@ Expr cast(DataType dtype, Expr value) {
 
 Expr call(CallFunction function, std::vector<Expr> arguments) {
   assert(!arguments.empty());
-  if (function == CallFunction::Pow)
+  if (function == CallFunction::Pow || function == CallFunction::Fmod)
     unifyTypes(arguments[0], arguments[1]);
   const DataType dtype = arguments[0]->dtype;
   return makeNode({.kind = ExprKind::Call,
@@ -281,6 +283,8 @@ Expr reducerIdentity(Reducer reducer, DataType dtype) {
   case Reducer::Min:
     return floating ? floatImm(std::numeric_limits<double>::infinity(), dtype)
                     : intImm(std::numeric_limits<std::int64_t>::max(), dtype);
+  case Reducer::Prod:
+    return floating ? floatImm(1.0, dtype) : intImm(1, dtype);
   }
   return floatImm(0.0, dtype);
 }

@@ -56,8 +56,35 @@ enum class ExprKind {
   BufferLoad // operands: one flat element index into `buffer` (after lowering)
 };
 
-enum class CallFunction { Exp, Log, Sqrt, Tanh, Erf, Sigmoid, Pow, Abs, Neg, Floor, Ceil, Round };
-enum class Reducer { Sum, Max, Min };
+// Fmod is C's fmod (the remainder of truncating division, with the dividend's sign); the
+// trigonometric and hyperbolic functions are those of <cmath>.
+enum class CallFunction {
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Pow,
+  Abs,
+  Neg,
+  Floor,
+  Ceil,
+  Round,
+  Fmod,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh
+};
+enum class Reducer { Sum, Max, Min, Prod };
 
 struct VarNode {
   std::string name; // for printing only
@@ -119,7 +146,8 @@ Expr operator&&(Expr left, Expr right);
 Expr operator||(Expr left, Expr right);
 
 bool isIntImm(const Expr& expr, std::int64_t value);
-// The identity of a reduction: 0 for Sum, the lowest value for Max, the highest for Min.
+// The identity of a reduction: 0 for Sum, the lowest value for Max, the highest for Min, 1 for
+// Prod.
 Expr reducerIdentity(Reducer reducer, DataType dtype);
 
 // A readable one-line rendering, e.g. "max(A[i0, i1], 0f)". Names are not unique; printing is

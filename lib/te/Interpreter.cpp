@@ -269,6 +269,30 @@ private:
     case CallFunction::Round:
       // nearbyint rounds half to even in the default rounding mode, as ONNX Round does.
       return unary([](double a) { return std::nearbyint(a); });
+    case CallFunction::Fmod:
+      return binary(expr, [](double a, double b) { return std::fmod(a, b); });
+    case CallFunction::Sin:
+      return unary([](double a) { return std::sin(a); });
+    case CallFunction::Cos:
+      return unary([](double a) { return std::cos(a); });
+    case CallFunction::Tan:
+      return unary([](double a) { return std::tan(a); });
+    case CallFunction::Asin:
+      return unary([](double a) { return std::asin(a); });
+    case CallFunction::Acos:
+      return unary([](double a) { return std::acos(a); });
+    case CallFunction::Atan:
+      return unary([](double a) { return std::atan(a); });
+    case CallFunction::Sinh:
+      return unary([](double a) { return std::sinh(a); });
+    case CallFunction::Cosh:
+      return unary([](double a) { return std::cosh(a); });
+    case CallFunction::Asinh:
+      return unary([](double a) { return std::asinh(a); });
+    case CallFunction::Acosh:
+      return unary([](double a) { return std::acosh(a); });
+    case CallFunction::Atanh:
+      return unary([](double a) { return std::atanh(a); });
     }
     throw Error(std::string("unknown function ") + callFunctionName(expr->function));
   }
@@ -322,6 +346,9 @@ private:
     case Reducer::Min:
       return reduceEvaluator(std::move(source), std::move(slots), std::move(extents), identity,
                              [](double a, double b) { return std::fmin(a, b); });
+    case Reducer::Prod:
+      return reduceEvaluator(std::move(source), std::move(slots), std::move(extents), identity,
+                             [](double a, double b) { return a * b; });
     }
     throw Error(std::string("unknown reducer ") + reducerName(expr->reducer));
   }

@@ -12,6 +12,7 @@
 #include "executor/ModelExecutor.h"
 #include "graph/Simplify.h"
 #include "onnx/Importer.h"
+#include "onnx/ParameterInputs.h"
 #include "onnx/TensorFile.h"
 #include "support/Error.h"
 #include "support/ToolMain.h"
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <spdlog/spdlog.h>
 
 using namespace clustune;
@@ -84,15 +86,18 @@ void readDataSet(const fs::path& dataSet, std::vector<onnx_import::NamedTensor>&
 }
 
 // A static compiler specialises a model on its input shapes, and on the inputs that are really
-// parameters of an operator: int64 tensors (Reshape's shape, Slice's starts, Gather's indices)
-// and scalars (Clip's bounds, Pad's value), as TVM's ONNX frontend does with freeze_params:
-// those become constants before shape inference.
-onnx_import::ImportOptions specialisation(const std::vector<onnx_import::NamedTensor>& inputs) {
+// parameters of an operator: int64 tensors (Reshape's shape, Slice's starts, Gather's indices),
+// scalars (Clip's bounds, Pad's value) and the float tensors that Resize reads as its roi and
+// scales (onnx_import::parameterInputs), as TVM's ONNX frontend does with freeze_params: those
+// become constants before shape inference.
+onnx_import::ImportOptions specialisation(const std::vector<onnx_import::NamedTensor>& inputs,
+                                          const std::set<std::string>& parameters) {
   onnx_import::ImportOptions options;
   for (const auto& input : inputs) {
     if (input.name.empty())
       continue;
-    if (input.data.dtype() == graph::DataType::Int64 || input.data.shape().empty())
+    if (input.data.dtype() == graph::DataType::Int64 || input.data.shape().empty() ||
+        parameters.count(input.name))
       options.constantInputs[input.name] = input.data;
     else
       options.inputShapes[input.name] = input.data.shape();
@@ -114,7 +119,7 @@ Result runDataSet(const fs::path& model, const fs::path& dataSet,
   std::unique_ptr<executor::ModelExecutor> executor;
   std::vector<te::TensorData> runtimeInputs;
   try {
-    auto options = specialisation(inputs);
+    auto options = specialisation(inputs, onnx_import::parameterInputs(model.string()));
     options.crossCheckOnnxInference = true;
     graph::Graph graph = onnx_import::importModel(model.string(), options);
     graph::simplify(graph);

@@ -82,6 +82,70 @@ TEST(CpuCodegenArithmetic, TranscendentalFunctionsMatchCmath) {
   }
 }
 
+// The trigonometric and hyperbolic functions call the C library lane by lane in a vectorized
+// loop; fmod is frem. Arguments are mapped into each function's domain.
+TEST(CpuCodegenArithmetic, TrigonometricFunctionsAndFmodMatchCmath) {
+  constexpr int n = 64;
+  const Buffer a = argument("A", n);
+  struct Case {
+    CallFunction function;
+    double (*reference)(double);
+    double scale, offset; // the argument is x * scale + offset, x in [-1, 1]
+  };
+  const std::vector<Case> cases{
+      {CallFunction::Sin, [](double x) { return std::sin(x); }, 4, 0},
+      {CallFunction::Cos, [](double x) { return std::cos(x); }, 4, 0},
+      {CallFunction::Tan, [](double x) { return std::tan(x); }, 1.2, 0},
+      {CallFunction::Asin, [](double x) { return std::asin(x); }, 0.99, 0},
+      {CallFunction::Acos, [](double x) { return std::acos(x); }, 0.99, 0},
+      {CallFunction::Atan, [](double x) { return std::atan(x); }, 10, 0},
+      {CallFunction::Sinh, [](double x) { return std::sinh(x); }, 3, 0},
+      {CallFunction::Cosh, [](double x) { return std::cosh(x); }, 3, 0},
+      {CallFunction::Asinh, [](double x) { return std::asinh(x); }, 10, 0},
+      {CallFunction::Acosh, [](double x) { return std::acosh(x); }, 4, 5},
+      {CallFunction::Atanh, [](double x) { return std::atanh(x); }, 0.99, 0}};
+  std::vector<Buffer> outputs;
+  for (const Case& test : cases)
+    outputs.push_back(argument(callFunctionName(test.function), n));
+  const Buffer remainder = argument("fmod", n);
+  const Var io = makeVar("io"), ii = makeVar("ii");
+  const Expr i = v(io) * c(16) + v(ii);
+  std::vector<Stmt> stores;
+  for (std::size_t f = 0; f < cases.size(); ++f)
+    stores.push_back(
+        makeStore(outputs[f], i,
+                  call(cases[f].function,
+                       {bufferLoad(a, i) * floatImm(cases[f].scale) + floatImm(cases[f].offset)})));
+  stores.push_back(makeStore(
+      remainder, i, call(CallFunction::Fmod, {bufferLoad(a, i) * floatImm(7.0), floatImm(-2.5)})));
+  std::vector<Buffer> arguments{a};
+  arguments.insert(arguments.end(), outputs.begin(), outputs.end());
+  arguments.push_back(remainder);
+  const LoadedKernel kernel =
+      compile({"trigonometric", arguments,
+               makeFor(io, n / 16, ForKind::Serial,
+                       makeFor(ii, 16, ForKind::Vectorized, makeSequence(stores)))});
+  std::vector<float> input = randomFloats(n, -1, 1, 11);
+  std::vector<std::vector<float>> results(outputs.size() + 1, std::vector<float>(n));
+  std::vector<void*> pointers{input.data()};
+  for (auto& result : results)
+    pointers.push_back(result.data());
+  kernel.run(pointers.data());
+  for (int k = 0; k < n; ++k) {
+    for (std::size_t f = 0; f < cases.size(); ++f) {
+      // The argument as the kernel computes it, in float32; glibc's float functions are within
+      // a few ulp.
+      const float argument = static_cast<float>(input[k] * static_cast<float>(cases[f].scale)) +
+                             static_cast<float>(cases[f].offset);
+      const double expected = cases[f].reference(argument);
+      EXPECT_NEAR(results[f][k], expected, 2e-6 * std::fabs(expected) + 1e-7)
+          << callFunctionName(cases[f].function) << "(" << argument << ")";
+    }
+    const float dividend = input[k] * 7.0f;
+    EXPECT_EQ(results[cases.size()][k], std::fmod(dividend, -2.5f)) << "fmod " << dividend;
+  }
+}
+
 TEST(CpuCodegenArithmetic, ElementaryFunctionsInScalarLoop) {
   const Buffer a = argument("A", 8), out = argument("C", 8 * 8);
   const Var i = makeVar("i");

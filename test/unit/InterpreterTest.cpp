@@ -143,6 +143,41 @@ TEST(Interpreter, CallsMatchTheirDefinitions) {
   EXPECT_DOUBLE_EQ(outputs[3].get(1), 0.5);                  // sigmoid(0)
 }
 
+TEST(Interpreter, TrigonometricHyperbolicAndFmodMatchCmath) {
+  const Tensor x = placeholder("x", {3}, DataType::Float64);
+  const std::vector<double> inputs{-0.75, 0.0, 0.5};
+  const std::vector<CallFunction> functions{
+      CallFunction::Sin,   CallFunction::Cos,  CallFunction::Tan,  CallFunction::Asin,
+      CallFunction::Acos,  CallFunction::Atan, CallFunction::Sinh, CallFunction::Cosh,
+      CallFunction::Asinh, CallFunction::Atanh};
+  std::vector<Tensor> stages;
+  for (CallFunction function : functions)
+    stages.push_back(compute(callFunctionName(function), {3},
+                             [&](const Indices& i) { return call(function, {load(x, {i[0]})}); }));
+  stages.push_back(compute("acosh", {3}, [&](const Indices& i) {
+    return call(CallFunction::Acosh, {load(x, {i[0]}) + floatImm(2.0, DataType::Float64)});
+  }));
+  stages.push_back(compute("fmod", {3}, [&](const Indices& i) {
+    return call(CallFunction::Fmod, {load(x, {i[0]}) * floatImm(5.0, DataType::Float64),
+                                     floatImm(-2.0, DataType::Float64)});
+  }));
+  const auto outputs =
+      evaluateWorkload(workloadOf({x}, stages), {tensorOf(DataType::Float64, {3}, inputs)});
+  const std::vector<double (*)(double)> references{
+      [](double v) { return std::sin(v); },      [](double v) { return std::cos(v); },
+      [](double v) { return std::tan(v); },      [](double v) { return std::asin(v); },
+      [](double v) { return std::acos(v); },     [](double v) { return std::atan(v); },
+      [](double v) { return std::sinh(v); },     [](double v) { return std::cosh(v); },
+      [](double v) { return std::asinh(v); },    [](double v) { return std::atanh(v); },
+      [](double v) { return std::acosh(v + 2); }};
+  for (std::size_t f = 0; f < references.size(); ++f)
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      EXPECT_DOUBLE_EQ(outputs[f].get(static_cast<std::int64_t>(i)), references[f](inputs[i]))
+          << stages[f]->name << "(" << inputs[i] << ")";
+  // fmod keeps the dividend's sign: -3.75 % -2 is -1.75, 2.5 % -2 is 0.5.
+  EXPECT_EQ(valuesOf(outputs.back()), (std::vector<double>{-1.75, 0.0, 0.5}));
+}
+
 TEST(Interpreter, PowLogAndSqrt) {
   const Tensor x = placeholder("x", {2}, DataType::Float64);
   const Tensor power = compute("pow", {2}, [&](const Indices& i) {

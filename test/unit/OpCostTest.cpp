@@ -128,6 +128,15 @@ TEST(OpCost, ReductionsAndNormalisations) {
   for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare"})
     EXPECT_EQ(b.flops(b.node(op, {x}, {2, 128, 1})), 2 * 2LL * 128 * 768) << op;
   EXPECT_EQ(b.flops(b.node("ReduceLogSumExp", {x}, {2, 128, 1})), 3 * 2LL * 128 * 768);
+  for (const char* op : {"ReduceProd", "ArgMax", "ArgMin", "CumSum", "TopK"})
+    EXPECT_EQ(b.flops(b.node(op, {x}, {2, 128, 1})), 2LL * 128 * 768) << op;
+  EXPECT_EQ(b.flops(b.node("Hardmax", {x}, {2, 128, 768})), 2 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("LRN", {x}, {2, 128, 768}, {{"size", std::int64_t{5}}})),
+            14 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("MeanVarianceNormalization", {x}, {2, 128, 768})), 6 * 2LL * 128 * 768);
+  EXPECT_EQ(b.flops(b.node("InstanceNormalization", {x, b.tensor({128}), b.tensor({128})},
+                           {2, 128, 768})),
+            7LL * 2 * 128 * 768);
   const auto image = b.tensor({1, 32, 10, 10});
   EXPECT_EQ(b.flops(b.node("BatchNormalization",
                            {image, b.tensor({32}), b.tensor({32}), b.tensor({32}), b.tensor({32})},
@@ -144,13 +153,32 @@ TEST(OpCost, ElementWiseCountsFloatOutputsOnly) {
   EXPECT_EQ(b.flops(b.node("Erf", {x}, {4, 8})), 32);
   EXPECT_EQ(b.flops(b.node("Sum", {x, row, x}, {4, 8})), 32); // variadic: output elements
   EXPECT_EQ(b.flops(b.node("PRelu", {x, row}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("Sin", {x}, {4, 8})), 32);
+  EXPECT_EQ(b.flops(b.node("Mod", {x, row}, {4, 8})), 32);
   EXPECT_EQ(b.flops(b.node("GreaterOrEqual", {x, row}, {4, 8}, {}, DataType::Bool)), 0);
   const auto shape = b.tensor({4}, DataType::Int64);
   EXPECT_EQ(b.flops(b.node("Mul", {shape, shape}, {4}, {}, DataType::Int64)), 0);
   EXPECT_EQ(b.flops(b.node("Equal", {x, x}, {4, 8}, {}, DataType::Bool)), 0);
   EXPECT_EQ(b.flops(b.node("Cast", {x}, {4, 8}, {}, DataType::Float16)), 0);
+  EXPECT_EQ(b.flops(b.node("CastLike", {x, row}, {4, 8})), 0);
+  EXPECT_EQ(b.flops(b.node("IsNaN", {x}, {4, 8}, {}, DataType::Bool)), 0);
   EXPECT_EQ(b.flops(b.node("Identity", {x}, {4, 8})), 0);
   EXPECT_EQ(b.flops(b.node("Dropout", {x}, {4, 8})), 0);
+}
+
+TEST(OpCost, EinsumCountsAMultiplyPerExtraOperandAndAnAddWhenSumming) {
+  NodeBuilder b;
+  const auto left = b.tensor({5, 2, 3});
+  const auto right = b.tensor({5, 3, 4});
+  auto einsum = [](const char* equation) {
+    return Attributes{{"equation", std::string(equation)}};
+  };
+  EXPECT_EQ(b.flops(b.node("Einsum", {left, right}, {5, 2, 4}, einsum("bij,bjk->bik"))),
+            2LL * 5 * 2 * 4 * 3); // as MatMul
+  const auto matrix = b.tensor({3, 4});
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {4, 3}, einsum("ij->ji"))), 0);
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {3}, einsum("ij->i"))), 12);
+  EXPECT_EQ(b.flops(b.node("Einsum", {matrix}, {3}, einsum("ij->q"))), 0); // refused later
 }
 
 TEST(OpCost, LayoutAndOpaqueOpsAreFree) {

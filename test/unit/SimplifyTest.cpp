@@ -4,11 +4,13 @@
 #include "graph/Simplify.h"
 
 #include "graph/ConstantFolding.h"
+#include "support/Error.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace clustune::graph;
+using clustune::Error;
 
 namespace {
 
@@ -94,6 +96,110 @@ TEST(Simplify, SliceOperandsBecomeNormalisedAttributes) {
   EXPECT_EQ(slice.intsAttribute("ends"), (std::vector<std::int64_t>{10}));
   EXPECT_EQ(slice.intsAttribute("axes"), (std::vector<std::int64_t>{1}));
   EXPECT_EQ(slice.intsAttribute("steps"), (std::vector<std::int64_t>{1}));
+}
+
+TEST(Simplify, ConstantOperandsOfNewOperatorsBecomeAttributes) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 5});
+  const auto indices = addInput(graph, "indices", {3});
+  const auto k = addConstant(graph, {}, {}, {-1});
+  const auto axis = addConstant(graph, {}, {}, {-1});
+  const auto topK = addConstant(graph, {1}, {}, {2});
+  const auto depth = addConstant(graph, {}, {4.0}); // a float depth, as ONNX allows
+  addInput(graph, "values", {2});
+  const ValueId values = graph.inputs.back();
+  graph.outputs = {addNode(graph, "Trilu", {x, k}, {2, 5}),
+                   addNode(graph, "CumSum", {x, axis}, {2, 5}),
+                   addNode(graph, "TopK", {x, topK}, {2, 2}),
+                   addNode(graph, "OneHot", {indices, depth, values}, {3, 4})};
+  simplify(graph);
+  for (const Node& node : graph.nodes)
+    EXPECT_EQ(node.inputs.size(), node.op == "OneHot" ? 2u : 1u) << node.op;
+  EXPECT_EQ(graph.nodes[0].intAttribute("k", 0), -1);
+  EXPECT_EQ(graph.nodes[0].intAttribute("upper", 0), 1);
+  EXPECT_EQ(graph.nodes[1].intAttribute("axis", -9), 1);
+  EXPECT_EQ(graph.nodes[1].intAttribute("exclusive", -1), 0);
+  EXPECT_EQ(graph.nodes[1].intAttribute("reverse", -1), 0);
+  EXPECT_EQ(graph.nodes[2].intAttribute("k", 0), 2);
+  EXPECT_EQ(graph.nodes[2].intAttribute("axis", -9), 1);
+  EXPECT_EQ(graph.nodes[2].intAttribute("largest", -1), 1);
+  EXPECT_EQ(graph.nodes[2].intAttribute("sorted", -1), 1);
+  EXPECT_EQ(graph.nodes[3].intAttribute("depth", 0), 4);
+  EXPECT_EQ(graph.nodes[3].intAttribute("axis", -9), 1);
+  EXPECT_EQ(graph.values[graph.nodes[3].inputs[1]].name, "values"); // ids change on compaction
+}
+
+TEST(Simplify, NonConstantOperandsOfNewOperatorsAreRefused) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 5});
+  const auto k = addInput(graph, "k", {});
+  graph.outputs = {addNode(graph, "Trilu", {x, k}, {2, 5})};
+  try {
+    simplify(graph);
+    FAIL() << "a runtime k was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Trilu with a non-constant k is not supported"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Simplify, NewOperatorDefaultsBecomeExplicit) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {2, 3, 4, 4});
+  graph.outputs = {
+      addNode(graph, "ArgMax", {x}, {2, 3, 4},
+              {{"axis", std::int64_t{-1}}, {"keepdims", std::int64_t{0}}}, DataType::Int64),
+      addNode(graph, "Hardmax", {x}, {2, 3, 4, 4}),
+      addNode(graph, "GatherElements", {x, x}, {2, 3, 4, 4}, {{"axis", std::int64_t{-2}}}),
+      addNode(graph, "DepthToSpace", {x}, {2, 3, 8, 8}, {{"blocksize", std::int64_t{2}}}),
+      addNode(graph, "InstanceNormalization", {x}, {2, 3, 4, 4}),
+      addNode(graph, "Mod", {x, x}, {2, 3, 4, 4})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].intAttribute("axis", -9), 3);
+  EXPECT_EQ(graph.nodes[0].intAttribute("keepdims", -1), 0);
+  EXPECT_EQ(graph.nodes[0].intAttribute("select_last_index", -1), 0);
+  EXPECT_EQ(graph.nodes[1].intAttribute("axis", -9), 3);
+  EXPECT_EQ(graph.nodes[2].intAttribute("axis", -9), 2);
+  EXPECT_EQ(graph.nodes[3].stringAttribute("mode"), "DCR");
+  EXPECT_EQ(graph.nodes[4].floatAttribute("epsilon", 0), 1e-5);
+  EXPECT_EQ(graph.nodes[5].intAttribute("fmod", -1), 0);
+}
+
+static std::vector<double> floatsOf(const Node& node, const std::string& key) {
+  const AttributeValue* value = node.attribute(key);
+  const auto* floats = value ? std::get_if<std::vector<double>>(value) : nullptr;
+  return floats ? *floats : std::vector<double>{};
+}
+
+TEST(Simplify, ResizeRecordsItsScalesFromSizesOrScales) {
+  Graph graph;
+  const auto x = addInput(graph, "x", {1, 2, 4, 4});
+  const auto empty = addConstant(graph, {0}, {});
+  const auto sizes = addConstant(graph, {4}, {}, {1, 2, 6, 2});
+  const auto scales = addConstant(graph, {4}, {1.0, 1.0, 0.6, 0.6});
+  graph.outputs = {addNode(graph, "Resize", {x, empty, empty, sizes}, {1, 2, 6, 2}),
+                   addNode(graph, "Resize", {x, kNoValue, scales}, {1, 2, 2, 2},
+                           {{"mode", std::string("linear")}})};
+  simplify(graph);
+  EXPECT_EQ(graph.nodes[0].inputs.size(), 1u);
+  EXPECT_EQ(floatsOf(graph.nodes[0], "scales"), (std::vector<double>{1, 1, 1.5, 0.5}));
+  EXPECT_EQ(graph.nodes[0].stringAttribute("mode"), "nearest");
+  EXPECT_EQ(graph.nodes[0].stringAttribute("coordinate_transformation_mode"), "half_pixel");
+  EXPECT_EQ(graph.nodes[0].stringAttribute("nearest_mode"), "round_prefer_floor");
+  EXPECT_EQ(floatsOf(graph.nodes[1], "scales"), (std::vector<double>{1, 1, 0.6, 0.6}));
+
+  Graph opset10;
+  const auto y = addInput(opset10, "y", {1, 1, 2, 2});
+  const auto factors = addConstant(opset10, {4}, {1.0, 1.0, 2.0, 2.0});
+  opset10.outputs = {addNode(opset10, "Resize", {y, factors}, {1, 1, 4, 4})};
+  try {
+    simplify(opset10);
+    FAIL() << "opset 10's Resize was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("Resize of opset 10"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(Simplify, FoldsBatchNormIntoConvNumerically) {

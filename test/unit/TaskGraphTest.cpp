@@ -207,7 +207,12 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
   const std::set<std::string> registeredAfterVersion1 = {
       "LogSoftmax", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp",
       "Selu", "Celu", "ThresholdedRelu", "Softsign", "Shrink", "LessOrEqual", "GreaterOrEqual",
-      "Xor", "Sum", "Mean", "PRelu"};
+      "Xor", "Sum", "Mean", "PRelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+      "Asinh", "Acosh", "Atanh", "Mod", "GatherElements", "Trilu", "DepthToSpace",
+      "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
+      "InstanceNormalization", "TopK", "Einsum", "Resize", "IsNaN", "IsInf", "CastLike",
+      "EyeLike", "LRN", "MeanVarianceNormalization", "GatherND",
+      "ScatterElements", "Scatter", "ScatterND", "ReverseSequence"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

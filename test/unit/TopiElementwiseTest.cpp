@@ -1,8 +1,8 @@
 // The element-wise operator lowerings (te/topi/Elementwise.cpp), through the public path: a
 // hand-built one-node task, te::lowerTask and the reference interpreter, against values computed
 // by hand or with <cmath> formulas written independently here. Covers every activation, Cast,
-// broadcasting in every direction, variadic Max/Min/Sum/Mean, PRelu, Where, BatchNormalization
-// and the errors.
+// broadcasting in every direction, variadic Max/Min/Sum/Mean, PRelu, Mod, the trigonometric and
+// hyperbolic functions, Where, BatchNormalization and the errors.
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 
 using namespace clustune;
 using graph::DataType;
@@ -219,6 +220,77 @@ TEST(TopiElementwise, VariadicMaxAndMinBroadcast) {
   expectNear(runOne("Max", {a, b, c}, {}, out), {2, 8, 6, 6});
   expectNear(runOne("Min", {a, b, c}, {}, out), {0, 0, -3, 4});
   expectNear(runOne("Max", {a}), {1, 8, -3, 4});
+}
+
+TEST(TopiElementwise, TrigonometricAndHyperbolicFunctions) {
+  // Samples inside every function's domain: |x| < 1 for asin, acos and atanh, x >= 1 for acosh.
+  const std::vector<double> inside{-0.9, -0.25, 0.0, 0.5, 0.75, 0.95};
+  const std::vector<double> aboveOne{1.0, 1.5, 2.0, 4.0, 10.0, 100.0};
+  struct Case {
+    const char* op;
+    const std::vector<double>& samples;
+    double (*reference)(double);
+  };
+  const std::vector<Case> cases{{"Sin", kSamples, [](double v) { return std::sin(v); }},
+                                {"Cos", kSamples, [](double v) { return std::cos(v); }},
+                                {"Tan", inside, [](double v) { return std::tan(v); }},
+                                {"Asin", inside, [](double v) { return std::asin(v); }},
+                                {"Acos", inside, [](double v) { return std::acos(v); }},
+                                {"Atan", kSamples, [](double v) { return std::atan(v); }},
+                                {"Sinh", kSamples, [](double v) { return std::sinh(v); }},
+                                {"Cosh", kSamples, [](double v) { return std::cosh(v); }},
+                                {"Asinh", kSamples, [](double v) { return std::asinh(v); }},
+                                {"Acosh", aboveOne, [](double v) { return std::acosh(v); }},
+                                {"Atanh", inside, [](double v) { return std::atanh(v); }}};
+  for (const Case& test : cases) {
+    SCOPED_TRACE(test.op);
+    std::vector<double> values;
+    for (double sample : test.samples)
+      values.push_back(test.reference(static_cast<float>(sample)));
+    expectNear(runOne(test.op, {tensorOf({2, 3}, test.samples)}), values,
+               1e-6 * 1000); // cosh(7.5) is ~904
+  }
+  EXPECT_NE(errorOf(oneNodeTask("Sin", {}, {tensorOf({1}, {1}, DataType::Int64)},
+                                {{{1}, DataType::Int64}}))
+                .find("needs a floating-point operand"),
+            std::string::npos);
+}
+
+TEST(TopiElementwise, ModFloorsIntegersAndTruncatesWithFmod) {
+  const TensorData a = tensorOf({4}, {7, -7, 7, -7}, DataType::Int32);
+  const TensorData b = tensorOf({4}, {3, 3, -3, -3}, DataType::Int32);
+  // fmod=0: the divisor's sign (Python's %); fmod=1: the dividend's (C's fmod).
+  EXPECT_EQ(valuesOf(runOne("Mod", {a, b}, {{"fmod", std::int64_t{0}}})),
+            (std::vector<double>{1, 2, -2, -1}));
+  EXPECT_EQ(valuesOf(runOne("Mod", {a, b}, {{"fmod", std::int64_t{1}}})),
+            (std::vector<double>{1, -1, 1, -1}));
+  const TensorData x = tensorOf({4}, {5.5, -5.5, 5.5, -5.5});
+  const TensorData y = tensorOf({}, {-2});
+  expectNear(runOne("Mod", {x, y}, {{"fmod", std::int64_t{1}}}), {1.5, -1.5, 1.5, -1.5});
+  EXPECT_NE(errorOf(oneNodeTask("Mod", {{"fmod", std::int64_t{0}}}, {x, y}, {{{4}}}))
+                .find("fmod=0 on floating-point operands is undefined"),
+            std::string::npos);
+}
+
+TEST(TopiElementwise, IsNaNIsInfAndCastLike) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const TensorData x = tensorOf({4}, {1, std::nan(""), inf, -inf});
+  EXPECT_EQ(valuesOf(runOne("IsNaN", {x}, {}, OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 1, 0, 0}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {}, OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 1, 1}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {{"detect_negative", std::int64_t{0}}},
+                            OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 1, 0}));
+  EXPECT_EQ(valuesOf(runOne("IsInf", {x}, {{"detect_positive", std::int64_t{0}}},
+                            OutputSpec{{4}, DataType::Bool})),
+            (std::vector<double>{0, 0, 0, 1}));
+  const TensorData y = tensorOf({2}, {1.5, -2.25});
+  const TensorData like = tensorOf({1}, {0}, DataType::Float64);
+  const TensorData converted =
+      runOne("CastLike", {y, like}, {}, OutputSpec{{2}, DataType::Float64});
+  EXPECT_EQ(converted.dtype(), DataType::Float64);
+  EXPECT_EQ(valuesOf(converted), (std::vector<double>{1.5, -2.25}));
 }
 
 TEST(TopiElementwise, VariadicSumAndMeanBroadcast) {

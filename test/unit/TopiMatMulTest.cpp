@@ -214,4 +214,55 @@ TEST(TopiMatMul, RejectsMatMulWithIncompatibleBatchDimensions) {
       te::lowerTask(oneNodeTask("MatMul", {}, {Shape{2, 3, 4}, Shape{3, 4, 5}}, {2, 3, 5})), Error);
 }
 
+// Einsum: the contractions exporters emit, against the numpy reference or hand values.
+std::vector<float> runEinsum(const std::string& equation, const std::vector<Shape>& shapes,
+                             const std::vector<std::vector<float>>& inputs, const Shape& out) {
+  std::vector<std::optional<Shape>> operands(shapes.begin(), shapes.end());
+  return evaluateLowered(oneNodeTask("Einsum", {{"equation", equation}}, operands, out), inputs);
+}
+
+TEST(TopiMatMul, EinsumBatchedAndPlainMatMul) {
+  Rng rng(21);
+  const Shape a{5, 2, 3}, b{5, 3, 4};
+  const std::vector<std::vector<float>> inputs = {randomValues(rng, a), randomValues(rng, b)};
+  expectClose(runEinsum("bij, bjk -> bik", {a, b}, inputs, {5, 2, 4}),
+              numpyMatMul(a, inputs[0], b, inputs[1], {5, 2, 4}));
+  const Shape m{3, 4}, n{4, 2};
+  const std::vector<std::vector<float>> matrices = {randomValues(rng, m), randomValues(rng, n)};
+  // Implicit output: the letters used once, alphabetically.
+  expectClose(runEinsum("ij,jk", {m, n}, matrices, {3, 2}),
+              numpyMatMul(m, matrices[0], n, matrices[1], {3, 2}));
+}
+
+TEST(TopiMatMul, EinsumTransposeSumInnerProductAndDiagonal) {
+  const std::vector<float> x{0, 1, 2, 3, 4, 5}; // [2, 3]
+  expectClose(runEinsum("ij->ji", {{2, 3}}, {x}, {3, 2}), {0, 3, 1, 4, 2, 5});
+  expectClose(runEinsum("ij->i", {{2, 3}}, {x}, {2}), {3, 12});
+  expectClose(runEinsum("i,i", {{3}, {3}}, {{1, 2, 3}, {4, 5, 6}}, {}), {32});
+  // A batch of 2x2 diagonals through an ellipsis.
+  expectClose(runEinsum("...ii ->...i", {{2, 2, 2}}, {{1, 2, 3, 4, 5, 6, 7, 8}}, {2, 2}),
+              {1, 4, 5, 8});
+  // Transposed operands, as exporters write attention scores: q k^T.
+  expectClose(runEinsum("bhqd,bhkd->bhqk", {{1, 1, 2, 2}, {1, 1, 2, 2}},
+                        {{1, 2, 3, 4}, {1, 0, 0, 1}}, {1, 1, 2, 2}),
+              {1, 2, 3, 4});
+}
+
+TEST(TopiMatMul, EinsumRejectsMalformedEquations) {
+  auto error = [](const std::string& equation, const std::vector<std::optional<Shape>>& shapes,
+                  const Shape& out) {
+    try {
+      te::lowerTask(oneNodeTask("Einsum", {{"equation", equation}}, shapes, out));
+    } catch (const Error& caught) {
+      return std::string(caught.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("ij,jk->ik", {Shape{2, 3}, Shape{4, 5}}, {2, 5}).find("extents 3 and 4"),
+            std::string::npos);
+  EXPECT_NE(error("ij->k", {Shape{2, 3}}, {2}).find("in no operand"), std::string::npos);
+  EXPECT_NE(error("ijk->i", {Shape{2, 3}}, {2}).find("does not fit operand 0"), std::string::npos);
+  EXPECT_NE(error("ij->i", {Shape{2, 3}}, {3}).find("the task records"), std::string::npos);
+}
+
 } // namespace

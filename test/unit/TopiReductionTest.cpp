@@ -1,8 +1,9 @@
 // The reduction operator lowerings (te/topi/Reduction.cpp), through the public path: a hand-built
 // one-node task, te::lowerTask and the reference interpreter, against hand-computed values:
 // ReduceSum/Mean/Max/Min with and without keepdims, ReduceL1/L2/SumSquare/LogSum/LogSumExp,
-// Softmax (rows sum to 1, stable for large inputs), LogSoftmax and LayerNormalization with its
-// optional statistics outputs.
+// Softmax (rows sum to 1, stable for large inputs), LogSoftmax, LayerNormalization with its
+// optional statistics outputs, ReduceProd, ArgMax/ArgMin, Hardmax, CumSum,
+// InstanceNormalization and TopK.
 #include "support/Error.h"
 #include "te/Interpreter.h"
 #include "te/LowerTask.h"
@@ -216,6 +217,117 @@ TEST(TopiReduction, LayerNormalizationOverTrailingAxesWithoutBias) {
   expectNear(runOne("LayerNormalization", {x, scale},
                     {{"axis", std::int64_t{1}}, {"epsilon", epsilon}}, {2, 2, 2}),
              expected, 1e-5);
+}
+
+TEST(TopiReduction, ReduceProd) {
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 4, 5, -6});
+  expectNear(runOne("ReduceProd", {x}, reduceAttributes({1}, 0), {2}), {6, -120});
+  expectNear(runOne("ReduceProd", {x}, reduceAttributes({0, 1}, 1), {1, 1}), {-720});
+  const TensorData integer = tensorOf({3}, {2, 3, 7}, DataType::Int64);
+  EXPECT_EQ(valuesOf(runOne("ReduceProd", {integer}, reduceAttributes({0}, 0), {})), (Values{42}));
+}
+
+graph::Attributes argAttributes(std::int64_t axis, std::int64_t keepdims, std::int64_t last) {
+  return {{"axis", axis}, {"keepdims", keepdims}, {"select_last_index", last}};
+}
+
+TEST(TopiReduction, ArgMaxAndArgMinTakeTheFirstOrLastExtreme) {
+  const TensorData x = tensorOf({2, 4}, {1, 5, 5, 0, 3, 3, -2, -2});
+  auto arg = [&](const char* op, std::int64_t axis, std::int64_t keepdims, std::int64_t last,
+                 const Shape& shape) {
+    const auto outputs = run(
+        oneNodeTask(op, argAttributes(axis, keepdims, last), {x}, {{shape, DataType::Int64}}), {x});
+    EXPECT_EQ(outputs.at(0).dtype(), DataType::Int64);
+    EXPECT_EQ(outputs.at(0).shape(), shape);
+    return valuesOf(outputs.at(0));
+  };
+  EXPECT_EQ(arg("ArgMax", 1, 0, 0, {2}), (Values{1, 0}));
+  EXPECT_EQ(arg("ArgMax", 1, 1, 1, {2, 1}), (Values{2, 1}));
+  EXPECT_EQ(arg("ArgMin", 1, 0, 0, {2}), (Values{3, 2}));
+  EXPECT_EQ(arg("ArgMin", 1, 0, 1, {2}), (Values{3, 3}));
+  EXPECT_EQ(arg("ArgMax", 0, 1, 0, {1, 4}), (Values{1, 0, 0, 0}));
+}
+
+TEST(TopiReduction, HardmaxMarksTheFirstMaximum) {
+  const TensorData x = tensorOf({2, 3}, {1, 3, 3, -1, -5, -2});
+  expectNear(runOne("Hardmax", {x}, {{"axis", std::int64_t{1}}}, {2, 3}), {0, 1, 0, 1, 0, 0});
+  expectNear(runOne("Hardmax", {x}, {{"axis", std::int64_t{0}}}, {2, 3}), {1, 1, 1, 0, 0, 0});
+}
+
+TEST(TopiReduction, CumSumForwardReverseAndExclusive) {
+  const TensorData x = tensorOf({2, 3}, {1, 2, 3, 4, 5, 6});
+  auto cumsum = [&](std::int64_t axis, std::int64_t exclusive, std::int64_t reverse) {
+    return runOne("CumSum", {x}, {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}},
+                  {2, 3});
+  };
+  expectNear(cumsum(1, 0, 0), {1, 3, 6, 4, 9, 15});
+  expectNear(cumsum(1, 1, 0), {0, 1, 3, 0, 4, 9});
+  expectNear(cumsum(1, 0, 1), {6, 5, 3, 15, 11, 6});
+  expectNear(cumsum(1, 1, 1), {5, 3, 0, 11, 6, 0});
+  expectNear(cumsum(0, 0, 0), {1, 2, 3, 5, 7, 9});
+  const TensorData integer = tensorOf({3}, {1, 2, 3}, DataType::Int32);
+  EXPECT_EQ(
+      valuesOf(runOne(
+          "CumSum", {integer},
+          {{"axis", std::int64_t{0}}, {"exclusive", std::int64_t{0}}, {"reverse", std::int64_t{0}}},
+          {3})),
+      (Values{1, 3, 6}));
+}
+
+TEST(TopiReduction, InstanceNormalizationPerSampleAndChannel) {
+  // Two channels of [1, 2, 3, 4] and [10, 10, 10, 14]: means 2.5 and 11, variances 1.25 and 3.
+  const TensorData x = tensorOf({1, 2, 2, 2}, {1, 2, 3, 4, 10, 10, 10, 14});
+  const TensorData scale = tensorOf({2}, {1, 2});
+  const TensorData bias = tensorOf({2}, {0, 1});
+  const double epsilon = 0.5;
+  const double a = 1 / std::sqrt(1.25 + epsilon), b = 2 / std::sqrt(3 + epsilon);
+  expectNear(
+      runOne("InstanceNormalization", {x, scale, bias}, {{"epsilon", epsilon}}, {1, 2, 2, 2}),
+      {-1.5 * a, -0.5 * a, 0.5 * a, 1.5 * a, -b + 1, -b + 1, -b + 1, 3 * b + 1}, 1e-5);
+  EXPECT_NE(errorOf(oneNodeTaskOfShapes("InstanceNormalization", {},
+                                        {x, tensorOf({3}, {1, 1, 1}), bias}, {{1, 2, 2, 2}}))
+                .find("scale and bias must be float32[2]"),
+            std::string::npos);
+}
+
+TEST(TopiReduction, TopKSortsValuesAndIndicesWithTiesToTheLowerIndex) {
+  const TensorData x = tensorOf({2, 4}, {3, 9, 3, 1, -1, 4, 8, 4});
+  auto topk = [&](std::int64_t k, std::int64_t largest) {
+    return run(oneNodeTask("TopK", {{"axis", std::int64_t{1}}, {"k", k}, {"largest", largest}}, {x},
+                           {{{2, k}, DataType::Float32}, {{2, k}, DataType::Int64}}),
+               {x});
+  };
+  const auto largest = topk(3, 1);
+  EXPECT_EQ(valuesOf(largest.at(0)), (Values{9, 3, 3, 8, 4, 4}));
+  EXPECT_EQ(valuesOf(largest.at(1)), (Values{1, 0, 2, 2, 1, 3}));
+  EXPECT_EQ(largest.at(1).dtype(), DataType::Int64);
+  const auto smallest = topk(2, 0);
+  EXPECT_EQ(valuesOf(smallest.at(0)), (Values{1, 3, -1, 4}));
+  EXPECT_EQ(valuesOf(smallest.at(1)), (Values{3, 0, 0, 1}));
+  EXPECT_NE(errorOf(oneNodeTask("TopK", {{"axis", std::int64_t{1}}, {"k", std::int64_t{5}}}, {x},
+                                {{{2, 5}}, {{2, 5}, DataType::Int64}}))
+                .find("k 5 is out of range for extent 4"),
+            std::string::npos);
+}
+
+TEST(TopiReduction, LRNOverAChannelWindow) {
+  // Channels 1, 2, 3 at one position; size 3: the windows hold {1, 2}, {1, 2, 3} and {2, 3}.
+  const TensorData x = tensorOf({1, 3, 1, 1}, {1, 2, 3});
+  const double alpha = 0.3, beta = 0.5, bias = 2;
+  auto expected = [&](double value, double squares) {
+    return value / std::pow(bias + alpha / 3 * squares, beta);
+  };
+  expectNear(runOne("LRN", {x},
+                    {{"size", std::int64_t{3}}, {"alpha", alpha}, {"beta", beta}, {"bias", bias}},
+                    {1, 3, 1, 1}),
+             {expected(1, 5), expected(2, 14), expected(3, 13)}, 1e-6);
+}
+
+TEST(TopiReduction, MeanVarianceNormalizationOverTheGivenAxes) {
+  // Two channels of [1, 3] and [2, 6]: means 2 and 4, standard deviations 1 and 2.
+  const TensorData x = tensorOf({1, 2, 1, 2}, {1, 3, 2, 6});
+  expectNear(runOne("MeanVarianceNormalization", {x}, {{"axes", Ints{0, 2, 3}}}, {1, 2, 1, 2}),
+             {-1, 1, -1, 1}, 1e-6);
 }
 
 } // namespace

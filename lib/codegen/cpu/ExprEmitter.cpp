@@ -7,8 +7,9 @@
 // - FloorDiv/FloorMod round towards negative infinity; on integers they are the truncating
 //   quotient and remainder, corrected when the remainder's sign differs from the divisor's.
 // - exp, log, sqrt, pow, fabs, floor, ceil and round (half to even) are LLVM intrinsics, so
-//   that LLVM can fold and vectorize them; tanh and erf call the C library's tanhf/erff (or
-//   tanh/erf for float64) lane by lane, which is as accurate as <cmath>; sigmoid is
+//   that LLVM can fold and vectorize them; tanh, erf and the trigonometric and hyperbolic
+//   functions (sin ... atanh) call the C library's tanhf/erff/sinf/... (or tanh/erf/sin/...
+//   for float64) lane by lane, which is as accurate as <cmath>; fmod is frem; sigmoid is
 //   1 / (1 + exp(-x)), within a few ulp of the exact value (exp's error plus two roundings).
 // - Select, And and Or evaluate an operand that could fault (a load, an integer division by a
 //   variable) only where it is chosen: by a branch for a scalar condition, under a lane mask
@@ -400,6 +401,42 @@ llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
     break;
   case CallFunction::Erf:
     result = libraryCallPerLane("erff", "erf");
+    break;
+  case CallFunction::Fmod:
+    result = builder_.CreateFRem(x, arguments[1]); // C's fmod, exactly
+    break;
+  case CallFunction::Sin:
+    result = libraryCallPerLane("sinf", "sin");
+    break;
+  case CallFunction::Cos:
+    result = libraryCallPerLane("cosf", "cos");
+    break;
+  case CallFunction::Tan:
+    result = libraryCallPerLane("tanf", "tan");
+    break;
+  case CallFunction::Asin:
+    result = libraryCallPerLane("asinf", "asin");
+    break;
+  case CallFunction::Acos:
+    result = libraryCallPerLane("acosf", "acos");
+    break;
+  case CallFunction::Atan:
+    result = libraryCallPerLane("atanf", "atan");
+    break;
+  case CallFunction::Sinh:
+    result = libraryCallPerLane("sinhf", "sinh");
+    break;
+  case CallFunction::Cosh:
+    result = libraryCallPerLane("coshf", "cosh");
+    break;
+  case CallFunction::Asinh:
+    result = libraryCallPerLane("asinhf", "asinh");
+    break;
+  case CallFunction::Acosh:
+    result = libraryCallPerLane("acoshf", "acosh");
+    break;
+  case CallFunction::Atanh:
+    result = libraryCallPerLane("atanhf", "atanh");
     break;
   }
   assert(result && "unhandled function");

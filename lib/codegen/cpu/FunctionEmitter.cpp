@@ -101,7 +101,31 @@ void KernelEmitter::emitKernel(const te::LoweredFunction& kernel) {
                                               "tanh",
                                               "erf",
                                               "pow",
-                                              "fmod"};
+                                              "fmod",
+                                              "sinf",
+                                              "sin",
+                                              "cosf",
+                                              "cos",
+                                              "tanf",
+                                              "tan",
+                                              "asinf",
+                                              "asin",
+                                              "acosf",
+                                              "acos",
+                                              "atanf",
+                                              "atan",
+                                              "sinhf",
+                                              "sinh",
+                                              "coshf",
+                                              "cosh",
+                                              "asinhf",
+                                              "asinh",
+                                              "acoshf",
+                                              "acosh",
+                                              "atanhf",
+                                              "atanh",
+                                              "sincosf",
+                                              "sincos"};
   if (reserved.count(kernel.name))
     throw Error("kernel name '" + kernel.name + "' is reserved for a runtime function");
   if (!kernel.body)

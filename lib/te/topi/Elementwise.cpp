@@ -1,10 +1,12 @@
 // Lowerings of the element-wise operators (ElemWise and Broadcast pattern kinds): one stage per
 // node whose body computes one output element from the operands at the same (broadcast)
-// position. Unary activations, numpy-broadcasting binary and variadic operators (PRelu, Sum and
-// Mean among them), Where, Cast, Identity/Dropout and inference-form BatchNormalization.
+// position. Unary activations and math functions (trigonometric and hyperbolic among them),
+// numpy-broadcasting binary and variadic operators (PRelu, Mod, Sum and Mean among them), Where,
+// Cast, Identity/Dropout and inference-form BatchNormalization.
 #include "te/topi/Common.h"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace clustune::te::topi {
@@ -104,6 +106,36 @@ std::vector<Tensor> lowerMean(const OperatorContext& context) {
       sum = sum + values[index];
     return sum / typedConstant(static_cast<double>(values.size()), sum->dtype);
   })(context);
+}
+
+// Mod: with fmod=0 (integers only) the remainder takes the divisor's sign, as Python's %; with
+// fmod=1 it takes the dividend's, as C's fmod (the truncating division's remainder).
+std::vector<Tensor> lowerMod(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  const bool truncating = intAttribute(context, "fmod", 0) != 0;
+  if (graph::isFloatingPoint(context.operand(0)->dtype) && !truncating)
+    context.fail("fmod=0 on floating-point operands is undefined in ONNX (needs fmod=1)");
+  return binaryOperator([truncating](Expr a, Expr b) {
+    if (graph::isFloatingPoint(a->dtype))
+      return call(CallFunction::Fmod, {a, b});
+    if (!truncating)
+      return floorMod(a, b);
+    return a - (a / b) * b; // integer Div truncates
+  })(context);
+}
+
+// CastLike: Cast to the second operand's dtype (the task records it as the output's).
+std::vector<Tensor> lowerCastLike(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const DataType target = outputType(context);
+  if (context.operand(1)->dtype != target)
+    context.fail(std::string("target_type is ") + graph::dataTypeName(context.operand(1)->dtype) +
+                 " but the task records " + graph::dataTypeName(target));
+  const Tensor& x = context.operand(0);
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    return cast(target, load(x, indices));
+  })};
 }
 
 Expr constantLike(double value, const Expr& like) {
@@ -232,6 +264,31 @@ void registerElementwiseOperators(OperatorRegistry& registry) {
   registry["Floor"] = callOperator(CallFunction::Floor);
   registry["Ceil"] = callOperator(CallFunction::Ceil);
   registry["Round"] = callOperator(CallFunction::Round);
+  registry["Sin"] = callOperator(CallFunction::Sin);
+  registry["Cos"] = callOperator(CallFunction::Cos);
+  registry["Tan"] = callOperator(CallFunction::Tan);
+  registry["Asin"] = callOperator(CallFunction::Asin);
+  registry["Acos"] = callOperator(CallFunction::Acos);
+  registry["Atan"] = callOperator(CallFunction::Atan);
+  registry["Sinh"] = callOperator(CallFunction::Sinh);
+  registry["Cosh"] = callOperator(CallFunction::Cosh);
+  registry["Asinh"] = callOperator(CallFunction::Asinh);
+  registry["Acosh"] = callOperator(CallFunction::Acosh);
+  registry["Atanh"] = callOperator(CallFunction::Atanh);
+  registry["Mod"] = lowerMod;
+  registry["CastLike"] = lowerCastLike;
+  registry["IsNaN"] = floatUnaryOperator([](const OperatorContext&, const Expr& x) {
+    return x != x; // true only for NaN
+  });
+  registry["IsInf"] = floatUnaryOperator([](const OperatorContext& context, const Expr& x) {
+    const Expr infinity = constantLike(std::numeric_limits<double>::infinity(), x);
+    Expr result = x != x && x == x; // false: neither sign detected
+    if (intAttribute(context, "detect_positive", 1) != 0)
+      result = result || x == infinity;
+    if (intAttribute(context, "detect_negative", 1) != 0)
+      result = result || x == constantLike(-std::numeric_limits<double>::infinity(), x);
+    return result;
+  });
   registry["Neg"] = unaryOperator(
       [](const OperatorContext&, const Expr& x) { return call(CallFunction::Neg, {x}); });
   registry["Abs"] = unaryOperator(

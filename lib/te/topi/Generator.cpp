@@ -1,6 +1,6 @@
-// Lowerings of the operators that generate a tensor from a few constants: ConstantOfShape and
-// Range. Small ones are folded away during simplification; these lowerings cover the large
-// ones (a big attention mask, a long position range), which stay in the graph as tasks.
+// Lowerings of the operators that generate a tensor from a few constants: ConstantOfShape,
+// Range and EyeLike. Small ones are folded away during simplification; these lowerings cover the
+// large ones (a big attention mask, a long position range), which stay in the graph as tasks.
 #include "te/topi/Common.h"
 #include "te/topi/Operator.h"
 
@@ -25,11 +25,28 @@ std::vector<Tensor> lowerRange(const OperatorContext& context) {
   })};
 }
 
+// EyeLike: ones on the k-th diagonal of a 2-D output of the input's shape, zeros elsewhere, in
+// the dtype the task records (the dtype attribute, or the input's).
+std::vector<Tensor> lowerEyeLike(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Shape& shape = outputShape(context);
+  if (shape.size() != 2 || context.operand(0)->shape != shape)
+    context.fail("needs a 2-D input, whose shape the output has");
+  const DataType dtype = outputType(context);
+  const std::int64_t k = intAttribute(context, "k", 0);
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& index) {
+    return select(index[1] - index[0] == intImm(k), typedConstant(1, dtype),
+                  typedConstant(0, dtype));
+  })};
+}
+
 } // namespace
 
 void registerGeneratorOperators(OperatorRegistry& registry) {
   registry["ConstantOfShape"] = lowerConstantOfShape;
   registry["Range"] = lowerRange;
+  registry["EyeLike"] = lowerEyeLike;
 }
 
 } // namespace clustune::te::topi

@@ -1,12 +1,15 @@
-// Lowerings of ONNX Gemm and MatMul into compute stages, after TVM's topi dense and batch_matmul.
+// Lowerings of ONNX Gemm, MatMul and Einsum into compute stages, after TVM's topi dense and
+// batch_matmul.
 // The product is one Sum reduction over K, which must be the top of its stage body; Gemm's
 // alpha, beta and C therefore go into a following element-wise stage, created only when they
 // change the result, so that a plain Gemm is a single stage like MatMul.
+#include "graph/Einsum.h"
 #include "support/Error.h"
 #include "te/topi/Common.h"
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace clustune::te::topi {
 namespace {
@@ -150,11 +153,66 @@ std::vector<Tensor> lowerMatMul(const OperatorContext& context) {
   return {product};
 }
 
+// Einsum: one stage whose spatial axes are the output labels and whose reduce axes are the other
+// labels; the body multiplies one load per operand, indexed by the labels (a label repeated in
+// one operand reads its diagonal; an ellipsis dimension of extent 1 broadcasts).
+std::vector<Tensor> lowerEinsum(const OperatorContext& context) {
+  requireOperands(context, 1, 64);
+  requireOutputs(context, 1);
+  std::vector<Shape> shapes;
+  for (const Tensor& operand : context.operands) {
+    if (!operand)
+      context.fail("operands cannot be omitted");
+    if (operand->dtype != context.operand(0)->dtype)
+      context.fail("operands must have one dtype");
+    shapes.push_back(operand->shape);
+  }
+  graph::EinsumEquation equation;
+  try {
+    equation = graph::parseEinsum(stringAttribute(context, "equation"), shapes);
+  } catch (const Error& error) {
+    context.fail(error.message());
+  }
+  Shape shape;
+  for (int label : equation.outputLabels)
+    shape.push_back(equation.extents.at(label));
+  requireResultShape(context, shape);
+  std::vector<IterVar> reduceAxes;
+  std::map<int, Expr> reducedIndex;
+  for (int label : equation.reducedLabels) {
+    const std::int64_t extent = equation.extents.at(label);
+    if (extent == 1) {
+      reducedIndex[label] = intImm(0);
+      continue;
+    }
+    reduceAxes.push_back(
+        {makeVar(context.stageName + ".r" + std::to_string(reduceAxes.size())), extent});
+    reducedIndex[label] = varExpr(reduceAxes.back().var);
+  }
+  return {compute(context.stageName, shape, [&](const std::vector<Expr>& indices) {
+    std::map<int, Expr> index = reducedIndex;
+    for (std::size_t axis = 0; axis < indices.size(); ++axis)
+      index[equation.outputLabels[axis]] = indices[axis];
+    Expr product;
+    for (std::size_t operand = 0; operand < shapes.size(); ++operand) {
+      std::vector<Expr> operandIndices;
+      for (std::size_t axis = 0; axis < shapes[operand].size(); ++axis) {
+        const int label = equation.operandLabels[operand][axis];
+        operandIndices.push_back(shapes[operand][axis] == 1 ? intImm(0) : index.at(label));
+      }
+      const Expr value = load(context.operand(operand), operandIndices);
+      product = product ? product * value : value;
+    }
+    return reduceAxes.empty() ? product : reduce(Reducer::Sum, product, reduceAxes);
+  })};
+}
+
 } // namespace
 
 void registerMatMulOperators(OperatorRegistry& registry) {
   registry["Gemm"] = lowerGemm;
   registry["MatMul"] = lowerMatMul;
+  registry["Einsum"] = lowerEinsum;
 }
 
 } // namespace clustune::te::topi

@@ -282,6 +282,253 @@ std::vector<Tensor> lowerLayerNormalization(const OperatorContext& context) {
   return outputs;
 }
 
+// The position of the extreme (maximum with `largest`, else minimum) along `axis`: a stage of
+// the extreme, then the first (or, with `last`, the last) position holding it. Positions are
+// int64. A slice whose extreme is NaN matches nowhere and gives -1 (last) or the axis' extent.
+Tensor argExtremeStage(const std::string& name, const Tensor& x, std::int64_t axis, bool keptAxes,
+                       bool largest, bool last) {
+  const std::vector<std::int64_t> axes{axis};
+  const Tensor extreme =
+      reductionStage(name + (largest ? ".max" : ".min"), x->shape, axes, keptAxes,
+                     largest ? Reducer::Max : Reducer::Min,
+                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                       return load(x, inputIndices);
+                     });
+  const Expr none = intImm(last ? -1 : x->shape[axis]);
+  return reductionStage(
+      name, x->shape, axes, keptAxes, last ? Reducer::Max : Reducer::Min,
+      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& outputIndices) {
+        return select(load(x, inputIndices) == load(extreme, outputIndices), inputIndices[axis],
+                      none);
+      });
+}
+
+OperatorLowering argExtremeOperator(bool largest) {
+  return [largest](const OperatorContext& context) -> std::vector<Tensor> {
+    requireOperands(context, 1, 1);
+    requireOutputs(context, 1);
+    const Tensor& x = context.operand(0);
+    const std::int64_t axis = intAttribute(context, "axis");
+    requireAxes(context, {axis}, x->shape.size());
+    return {argExtremeStage(context.stageName, x, axis, intAttribute(context, "keepdims", 1) != 0,
+                            largest, intAttribute(context, "select_last_index", 0) != 0)};
+  };
+}
+
+// Hardmax (opset 13: one axis): 1 at the first maximum along the axis, 0 elsewhere.
+std::vector<Tensor> lowerHardmax(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  const std::int64_t axis = intAttribute(context, "axis");
+  requireAxes(context, {axis}, x->shape.size());
+  const Tensor position =
+      argExtremeStage(context.stageName + ".argmax", x, axis, true, true, false);
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> row = indices;
+    row[axis] = intImm(0);
+    return select(indices[axis] == load(position, row), typedConstant(1, x->dtype),
+                  typedConstant(0, x->dtype));
+  })};
+}
+
+// CumSum along one axis: out[i] sums x[j] for j <= i (j < i exclusive; j >= i, j > i reversed),
+// a sum over the whole axis with the other terms selected away.
+std::vector<Tensor> lowerCumSum(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  const std::int64_t axis = intAttribute(context, "axis");
+  requireAxes(context, {axis}, x->shape.size());
+  const bool exclusive = intAttribute(context, "exclusive", 0) != 0;
+  const bool reverse = intAttribute(context, "reverse", 0) != 0;
+  const IterVar term{makeVar(context.stageName + ".r0"), x->shape[axis]};
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const Expr j = varExpr(term.var), i = indices[axis];
+    const Expr taken = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+    std::vector<Expr> inputIndices = indices;
+    inputIndices[axis] = j;
+    return reduce(Reducer::Sum, select(taken, load(x, inputIndices), typedConstant(0, x->dtype)),
+                  {term});
+  })};
+}
+
+// InstanceNormalization: each (n, c) slice of an (N, C, spatial...) input normalised over its
+// spatial axes, then scaled and shifted per channel.
+std::vector<Tensor> lowerInstanceNormalization(const OperatorContext& context) {
+  requireOperands(context, 3, 3);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  const std::size_t rank = x->shape.size();
+  if (rank < 3)
+    context.fail("needs an (N, C, spatial...) input of rank 3 or more");
+  for (std::size_t operand = 1; operand < 3; ++operand) {
+    const Tensor& perChannel = context.operand(operand);
+    if (perChannel->dtype != x->dtype || perChannel->shape != Shape{x->shape[1]})
+      context.fail("scale and bias must be " + std::string(graph::dataTypeName(x->dtype)) + "[" +
+                   std::to_string(x->shape[1]) + "]");
+  }
+  const double epsilon = floatAttribute(context, "epsilon", 1e-5);
+  std::vector<std::int64_t> spatialAxes;
+  std::int64_t count = 1;
+  for (std::size_t k = 2; k < rank; ++k) {
+    spatialAxes.push_back(static_cast<std::int64_t>(k));
+    count *= x->shape[k];
+  }
+  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
+  auto statisticIndices = [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> kept(indices.begin(), indices.begin() + 2);
+    kept.resize(rank, intImm(0));
+    return kept;
+  };
+  const Tensor mean =
+      reductionStage(context.stageName + ".mean", x->shape, spatialAxes, true, Reducer::Sum,
+                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                       return load(x, inputIndices) * reciprocalCount;
+                     });
+  const Tensor variance = reductionStage(
+      context.stageName + ".variance", x->shape, spatialAxes, true, Reducer::Sum,
+      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& statistic) {
+        const Expr deviation = load(x, inputIndices) - load(mean, statistic);
+        return deviation * deviation * reciprocalCount;
+      });
+  const Tensor invStdDev =
+      compute(context.stageName + ".invstddev", mean->shape, [&](const std::vector<Expr>& indices) {
+        return typedConstant(1, x->dtype) /
+               call(CallFunction::Sqrt,
+                    {load(variance, indices) + typedConstant(epsilon, x->dtype)});
+      });
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const std::vector<Expr> statistic = statisticIndices(indices);
+    return (load(x, indices) - load(mean, statistic)) * load(invStdDev, statistic) *
+               load(context.operand(1), {indices[1]}) +
+           load(context.operand(2), {indices[1]});
+  })};
+}
+
+// TopK along one axis (k an attribute): each element's rank is the number of elements before it
+// in the order (larger first with `largest`, ties to the lower index, as ONNX says); output
+// position r then sums the one element of rank r, and its index. Both sums run over the whole
+// axis, so the cost is quadratic in its extent. The outputs are always sorted, which `sorted=0`
+// allows.
+std::vector<Tensor> lowerTopK(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 2);
+  const Tensor& x = context.operand(0);
+  const std::int64_t axis = intAttribute(context, "axis");
+  requireAxes(context, {axis}, x->shape.size());
+  const std::int64_t k = intAttribute(context, "k");
+  const std::int64_t extent = x->shape[axis];
+  if (k < 0 || k > extent)
+    context.fail("k " + std::to_string(k) + " is out of range for extent " +
+                 std::to_string(extent));
+  const bool largest = intAttribute(context, "largest", 1) != 0;
+  const IterVar other{makeVar(context.stageName + ".rank.r0"), extent};
+  const Tensor rank =
+      compute(context.stageName + ".rank", x->shape, [&](const std::vector<Expr>& indices) {
+        const Expr j = varExpr(other.var), i = indices[axis];
+        std::vector<Expr> otherIndices = indices;
+        otherIndices[axis] = j;
+        const Expr mine = load(x, indices), theirs = load(x, otherIndices);
+        const Expr before = (largest ? theirs > mine : theirs < mine) || (theirs == mine && j < i);
+        return reduce(Reducer::Sum, select(before, intImm(1), intImm(0)), {other});
+      });
+  Shape shape = x->shape;
+  shape[axis] = k;
+  auto pick = [&](const std::string& name, bool index) {
+    const IterVar element{makeVar(name + ".r0"), extent};
+    return compute(name, shape, [&](const std::vector<Expr>& indices) {
+      std::vector<Expr> elementIndices = indices;
+      elementIndices[axis] = varExpr(element.var);
+      const Expr chosen = load(rank, elementIndices) == indices[axis];
+      const Expr value = index ? varExpr(element.var) : load(x, elementIndices);
+      return reduce(Reducer::Sum, select(chosen, value, typedConstant(0, value->dtype)), {element});
+    });
+  };
+  std::vector<Tensor> outputs{pick(context.stageName, false)};
+  if (context.node.outputShapes.size() > 1)
+    outputs.push_back(pick(context.stageName + ".indices", true));
+  return outputs;
+}
+
+// LRN: each element divided by (bias + alpha / size * the sum of squares over a window of `size`
+// channels around it)^beta; the window is cut at the first and last channel.
+std::vector<Tensor> lowerLRN(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  if (x->shape.size() < 3)
+    context.fail("needs an (N, C, spatial...) input");
+  const std::int64_t size = intAttribute(context, "size");
+  if (size <= 0)
+    context.fail("size must be positive");
+  const double alpha = floatAttribute(context, "alpha", 1e-4);
+  const double beta = floatAttribute(context, "beta", 0.75);
+  const double bias = floatAttribute(context, "bias", 1.0);
+  const std::int64_t channels = x->shape[1], before = (size - 1) / 2;
+  const IterVar window{makeVar(context.stageName + ".squares.r0"), size};
+  const Tensor squares =
+      compute(context.stageName + ".squares", x->shape, [&](const std::vector<Expr>& indices) {
+        const Expr channel = indices[1] - intImm(before) + varExpr(window.var);
+        std::vector<Expr> inputIndices = indices;
+        inputIndices[1] = minimum(maximum(channel, intImm(0)), intImm(channels - 1));
+        const Expr value = load(x, inputIndices);
+        return reduce(Reducer::Sum,
+                      select(channel >= intImm(0) && channel < intImm(channels), value * value,
+                             typedConstant(0, x->dtype)),
+                      {window});
+      });
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    const Expr scaled =
+        typedConstant(bias, x->dtype) +
+        typedConstant(alpha / static_cast<double>(size), x->dtype) * load(squares, indices);
+    return load(x, indices) / call(CallFunction::Pow, {scaled, typedConstant(beta, x->dtype)});
+  })};
+}
+
+// MeanVarianceNormalization, as ONNX's function body computes it: (X - E[X]) /
+// (sqrt(E[X^2] - E[X]^2) + 1e-9), the expectations over `axes` (default 0, 2, 3).
+std::vector<Tensor> lowerMeanVarianceNormalization(const OperatorContext& context) {
+  requireOperands(context, 1, 1);
+  requireOutputs(context, 1);
+  const Tensor& x = context.operand(0);
+  if (!graph::isFloatingPoint(x->dtype))
+    context.fail("needs a floating-point operand");
+  const auto axes = intsAttribute(context, "axes");
+  requireAxes(context, axes, x->shape.size());
+  std::int64_t count = 1;
+  for (std::int64_t axis : axes)
+    count *= x->shape[axis];
+  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
+  auto mean = [&](const std::string& name, bool squared) {
+    return reductionStage(name, x->shape, axes, true, Reducer::Sum,
+                          [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                            const Expr value = load(x, inputIndices);
+                            return (squared ? value * value : value) * reciprocalCount;
+                          });
+  };
+  const Tensor meanStage = mean(context.stageName + ".mean", false);
+  const Tensor squareMean = mean(context.stageName + ".squaremean", true);
+  const Tensor deviation = compute(
+      context.stageName + ".stddev", meanStage->shape, [&](const std::vector<Expr>& indices) {
+        const Expr m = load(meanStage, indices);
+        return call(CallFunction::Sqrt, {load(squareMean, indices) - m * m}) +
+               typedConstant(1e-9, x->dtype);
+      });
+  return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+    std::vector<Expr> statistic = indices;
+    for (std::int64_t axis : axes)
+      statistic[axis] = intImm(0);
+    return (load(x, indices) - load(meanStage, statistic)) / load(deviation, statistic);
+  })};
+}
+
 } // namespace
 
 void registerReductionOperators(OperatorRegistry& registry) {
@@ -308,6 +555,15 @@ void registerReductionOperators(OperatorRegistry& registry) {
     return lowerSoftmax(context, true);
   };
   registry["LayerNormalization"] = lowerLayerNormalization;
+  registry["ReduceProd"] = reduceOperator({.reducer = Reducer::Prod});
+  registry["ArgMax"] = argExtremeOperator(true);
+  registry["ArgMin"] = argExtremeOperator(false);
+  registry["Hardmax"] = lowerHardmax;
+  registry["CumSum"] = lowerCumSum;
+  registry["InstanceNormalization"] = lowerInstanceNormalization;
+  registry["TopK"] = lowerTopK;
+  registry["LRN"] = lowerLRN;
+  registry["MeanVarianceNormalization"] = lowerMeanVarianceNormalization;
 }
 
 } // namespace clustune::te::topi
