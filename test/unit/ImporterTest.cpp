@@ -127,3 +127,14 @@ TEST(Importer, MissingExternalDataIsFine) {
   EXPECT_FALSE(model.values[conv.inputs[1]].hasData);
   EXPECT_GT(model.values[conv.inputs[1]].elements(), 0);
 }
+
+// clustune's shape inference against ONNX's on the whole corpus (opset 17): every value that
+// ONNX 1.12 types statically gets the same type and shape; a disagreement throws.
+TEST(Importer, CorpusShapesAgreeWithOnnxInference) {
+  for (const char* name : {"bert-base", "bert-large", "bert-tiny", "dcgan", "densenet121",
+                           "inception_v3", "mobilenet_v2", "mobilenet_v3_large", "r3d_18",
+                           "resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2"}) {
+    const std::string path = std::string(CLUSTUNE_SOURCE_DIR) + "/models/" + name + ".onnx";
+    EXPECT_NO_THROW(importModel(path, {.crossCheckOnnxInference = true})) << name;
+  }
+}
