@@ -20,6 +20,9 @@ std::string extentText(const std::vector<std::int64_t>& dims) {
   return text;
 }
 
+// Window attributes beyond this are refused, so that the window arithmetic cannot overflow.
+constexpr std::int64_t kMaxWindowAttribute = std::int64_t{1} << 30;
+
 // An INTS attribute of one entry per spatial axis (or two, for pads), else `fallback`.
 std::vector<std::int64_t> perAxis(const ShapeContext& context, const char* key, std::size_t count,
                                   std::int64_t fallback) {
@@ -29,6 +32,10 @@ std::vector<std::int64_t> perAxis(const ShapeContext& context, const char* key, 
   if (values.size() != count)
     context.fail("attribute " + std::string(key) + " has " + std::to_string(values.size()) +
                  " entries, not " + std::to_string(count));
+  for (std::int64_t value : values)
+    if (value > kMaxWindowAttribute || value < -kMaxWindowAttribute)
+      context.fail("attribute " + std::string(key) + " has an entry of " + std::to_string(value) +
+                   ", beyond what clustune accepts");
   return values;
 }
 
@@ -46,8 +53,8 @@ Shape windowedExtents(const ShapeContext& context, const Shape& input,
   if (padding == "NOTSET")
     pads = perAxis(context, "pads", 2 * spatial, 0);
   for (std::size_t axis = 0; axis < spatial; ++axis)
-    if (kernel[axis] < 1 || strides[axis] < 1 || dilations[axis] < 1 || pads[axis] < 0 ||
-        pads[axis + spatial] < 0)
+    if (kernel[axis] < 1 || kernel[axis] > kMaxWindowAttribute || strides[axis] < 1 ||
+        dilations[axis] < 1 || pads[axis] < 0 || pads[axis + spatial] < 0)
       context.fail("kernel_shape, strides and dilations must be positive and pads non-negative");
   Shape extents;
   std::vector<std::int64_t> padded, span;
@@ -57,10 +64,13 @@ Shape windowedExtents(const ShapeContext& context, const Shape& input,
     span.push_back(dilations[axis] * (kernel[axis] - 1) + 1);
     if (padding == "SAME_UPPER" || padding == "SAME_LOWER") {
       padded.push_back(extent);
-      extents.push_back((extent + strides[axis] - 1) / strides[axis]);
+      extents.push_back(extent / strides[axis] + (extent % strides[axis] != 0));
       continue;
     }
-    padded.push_back(extent + pads[axis] + pads[axis + spatial]);
+    const __int128 wide = static_cast<__int128>(extent) + pads[axis] + pads[axis + spatial];
+    if (wide > INT64_MAX - kMaxWindowAttribute)
+      context.fail(context.node.op + "'s padded input extent overflows");
+    padded.push_back(static_cast<std::int64_t>(wide));
     fits = fits && span.back() <= padded.back();
     const std::int64_t room = padded.back() - span.back();
     extents.push_back(
@@ -108,7 +118,8 @@ void conv(ShapeContext& context) {
   const Value& input = context.input(0);
   const Shape& weight = context.shape(1);
   const std::int64_t group = context.node.intAttribute("group", 1);
-  if (group < 1 || weight[0] % group != 0 || input.shape[1] != weight[1] * group)
+  if (group < 1 || group > kMaxWindowAttribute || weight[0] % group != 0 ||
+      static_cast<__int128>(weight[1]) * group != input.shape[1])
     context.fail("Conv's input has " + std::to_string(input.shape[1]) + " channels, its weight " +
                  shapeText(weight) + " with group " + std::to_string(group) + " takes " +
                  std::to_string(weight[1] * group));
@@ -124,7 +135,8 @@ void convTranspose(ShapeContext& context) {
   const Value& input = context.input(0);
   const Shape& weight = context.shape(1);
   const std::int64_t group = context.node.intAttribute("group", 1);
-  if (group < 1 || input.shape[1] != weight[0])
+  if (group < 1 || group > kMaxWindowAttribute || input.shape[1] != weight[0] ||
+      static_cast<__int128>(weight[1]) * group > kMaxWindowAttribute)
     context.fail("ConvTranspose's input has " + std::to_string(input.shape[1]) +
                  " channels, its weight " + shapeText(weight) + " takes " +
                  std::to_string(weight[0]));
@@ -150,13 +162,15 @@ void convTranspose(ShapeContext& context) {
   const auto pads = padding == "NOTSET" ? perAxis(context, "pads", 2 * spatial, 0)
                                         : std::vector<std::int64_t>(2 * spatial, 0);
   for (std::size_t axis = 0; axis < spatial; ++axis) {
-    const std::int64_t extent = input.shape[2 + axis];
-    if (padding == "SAME_UPPER" || padding == "SAME_LOWER") {
-      shape.push_back(extent * strides[axis]);
-      continue;
-    }
-    shape.push_back(strides[axis] * (extent - 1) + outputPadding[axis] +
-                    (kernel[axis] - 1) * dilations[axis] + 1 - pads[axis] - pads[axis + spatial]);
+    const __int128 extent = input.shape[2 + axis];
+    const __int128 span = static_cast<__int128>(kernel[axis] - 1) * dilations[axis] + 1;
+    const __int128 out = padding == "SAME_UPPER" || padding == "SAME_LOWER"
+                             ? extent * strides[axis]
+                             : strides[axis] * (extent - 1) + outputPadding[axis] + span -
+                                   pads[axis] - pads[axis + spatial];
+    if (out > INT64_MAX)
+      context.fail("ConvTranspose's output would have more elements than fit in 64 bits");
+    shape.push_back(static_cast<std::int64_t>(out));
     if (shape.back() < 1)
       context.fail("ConvTranspose's pads " + extentText(pads) + " leave no output on axis " +
                    std::to_string(axis + 2));

@@ -56,8 +56,12 @@ std::int64_t asInt(const Value& value, std::int64_t index) {
 // Output value under construction: same dtype/shape as inferred, data filled by the folder.
 struct Result {
   Value& value;
+  bool outOfRange = false; // a float result beyond int64 was stored into an integer value
   void push(double x) {
-    if (isInteger(value))
+    if (isInteger(value) && value.dtype != DataType::Bool && !(x >= -0x1p63 && x < 0x1p63)) {
+      outOfRange = true;
+      value.intData.push_back(0);
+    } else if (isInteger(value))
       value.intData.push_back(value.dtype == DataType::Bool ? (x != 0)
                                                             : static_cast<std::int64_t>(x));
     else
@@ -99,6 +103,8 @@ bool evaluateElementwise(const std::string& op, const std::vector<const Value*>&
     }
     if (in.size() == 1) {
       const double x = asFloat(*in[0], src(0));
+      if (integer && (op == "Neg" || op == "Abs") && asInt(*in[0], src(0)) == INT64_MIN)
+        return false; // its negation does not fit
       if (op == "Neg")
         integer ? out.pushInt(-asInt(*in[0], src(0))) : out.push(-x);
       else if (op == "Sqrt")
@@ -113,15 +119,19 @@ bool evaluateElementwise(const std::string& op, const std::vector<const Value*>&
     }
     if (integer && op != "Pow") {
       const std::int64_t a = asInt(*in[0], src(0)), b = asInt(*in[1], src(1));
-      if (op == "Add")
-        out.pushInt(a + b);
-      else if (op == "Sub")
-        out.pushInt(a - b);
-      else if (op == "Mul")
-        out.pushInt(a * b);
-      else if (op == "Div") {
-        if (b == 0)
-          return false; // leave it to run time rather than fold undefined behaviour
+      std::int64_t result = 0;
+      // An overflow, or a division by zero, is left to run time rather than folded as
+      // undefined behaviour.
+      if (op == "Add" || op == "Sub" || op == "Mul") {
+        const bool overflow = op == "Add"   ? __builtin_add_overflow(a, b, &result)
+                              : op == "Sub" ? __builtin_sub_overflow(a, b, &result)
+                                            : __builtin_mul_overflow(a, b, &result);
+        if (overflow)
+          return false;
+        out.pushInt(result);
+      } else if (op == "Div") {
+        if (b == 0 || (a == INT64_MIN && b == -1))
+          return false;
         out.pushInt(a / b);
       } else if (op == "Equal")
         out.pushInt(a == b);
@@ -256,10 +266,7 @@ bool evaluateTranspose(const Node& node, const Value& data, Result& out) {
   return true;
 }
 
-} // namespace
-
-bool evaluateNode(const Node& node, const std::vector<const Value*>& in, Value& output) {
-  Result out{output};
+bool evaluateInto(const Node& node, const std::vector<const Value*>& in, Result& out) {
   const std::string& op = node.op;
   if (op == "Shape") {
     const Shape& shape = in[0]->shape;
@@ -297,7 +304,7 @@ bool evaluateNode(const Node& node, const std::vector<const Value*>& in, Value& 
   if (op == "Cast") {
     for (std::int64_t i = 0; i < in[0]->elements(); ++i) {
       if (isInteger(out.value) && !isInteger(*in[0]))
-        out.pushInt(static_cast<std::int64_t>(std::trunc(in[0]->floatData[i])));
+        out.push(in[0]->floatData[i]); // truncated toward zero; nonzero is true for bool
       else
         out.copy(*in[0], i);
     }
@@ -323,6 +330,13 @@ bool evaluateNode(const Node& node, const std::vector<const Value*>& in, Value& 
   if (elementwise.count(op))
     return evaluateElementwise(op, in, out);
   return false;
+}
+
+} // namespace
+
+bool evaluateNode(const Node& node, const std::vector<const Value*>& inputs, Value& output) {
+  Result out{output};
+  return evaluateInto(node, inputs, out) && !out.outOfRange;
 }
 
 namespace {

@@ -34,7 +34,7 @@ void gatherND(ShapeContext& context) {
     context.fail("GatherND's indices " + shapeText(indices) + " do not fit batch_dims " +
                  std::to_string(batch));
   const std::int64_t depth = indices.back();
-  if (batch + depth > static_cast<std::int64_t>(data.shape.size()))
+  if (depth < 1 || depth > static_cast<std::int64_t>(data.shape.size()) - batch)
     context.fail("GatherND's indices address " + std::to_string(depth) +
                  " axes past the batch axes of data " + shapeText(data.shape));
   Shape shape(indices.begin(), indices.end() - 1);
@@ -56,7 +56,8 @@ void scatterND(ShapeContext& context) {
   const Value& data = context.input(0);
   checkIndices(context, 1);
   const Shape& indices = context.shape(1);
-  if (indices.empty() || indices.back() > static_cast<std::int64_t>(data.shape.size()))
+  if (indices.empty() || indices.back() < 1 ||
+      indices.back() > static_cast<std::int64_t>(data.shape.size()))
     context.fail("ScatterND's indices " + shapeText(indices) + " do not address data " +
                  shapeText(data.shape));
   Shape updates(indices.begin(), indices.end() - 1);
@@ -77,8 +78,13 @@ std::int64_t constantScalar(const ShapeContext& context, std::size_t index, cons
     context.fail(context.node.op + "'s " + what +
                  " is only known at run time, so its output shape is dynamic; clustune needs "
                  "static shapes");
-  return isFloatingPoint(known->dtype) ? static_cast<std::int64_t>(known->floatData[0])
-                                       : known->intData[0];
+  if (!isFloatingPoint(known->dtype))
+    return known->intData[0];
+  const double value = known->floatData[0];
+  if (!(std::fabs(value) < 0x1p62))
+    context.fail(context.node.op + "'s " + what + " " + std::to_string(value) +
+                 " is not a usable integer");
+  return static_cast<std::int64_t>(value);
 }
 
 // OneHot's indices may be of any numeric type (ONNX truncates float ones).
@@ -135,6 +141,8 @@ void sameShape(ShapeContext& context) {
 
 void cumSum(ShapeContext& context) {
   checkIndices(context, 1);
+  if (elementCount(context.shape(1)) != 1)
+    context.fail("CumSum's axis must have one element, not " + shapeText(context.shape(1)));
   if (const Value* axis = context.data[1])
     context.axis(axis->intData.at(0), context.rank(0));
   sameShape(context);
@@ -201,21 +209,29 @@ void resize(ShapeContext& context) {
   Shape shape;
   if (given(3)) {
     const Value& sizes = known(3, "sizes");
+    if (isFloatingPoint(sizes.dtype))
+      context.fail("Resize's sizes must be integers");
     shape.assign(sizes.intData.begin(), sizes.intData.end());
   } else if (given(2)) {
     const Value& scales = known(2, "scales");
+    if (!isFloatingPoint(scales.dtype))
+      context.fail("Resize's scales must be floats");
     const bool crop = context.node.stringAttribute("coordinate_transformation_mode",
                                                    "half_pixel") == "tf_crop_and_resize";
     for (std::size_t axis = 0; axis < rank; ++axis) {
       float extent = static_cast<float>(input.shape[axis]);
       if (crop && given(1)) {
-        if (!context.data[1] || context.data[1]->elements() != static_cast<std::int64_t>(2 * rank))
+        if (!context.data[1] || !isFloatingPoint(context.data[1]->dtype) ||
+            context.data[1]->elements() != static_cast<std::int64_t>(2 * rank))
           context.fail("Resize's roi should be constant with two entries per axis");
         const Value& roi = *context.data[1];
         extent *= static_cast<float>(roi.floatData[axis + rank] - roi.floatData[axis]);
       }
-      shape.push_back(static_cast<std::int64_t>(
-          std::floor(extent * static_cast<float>(scales.floatData[axis]))));
+      const float scaled = std::floor(extent * static_cast<float>(scales.floatData[axis]));
+      if (!(scaled >= 0 && scaled < 0x1p62f))
+        context.fail("Resize's scales give axis " + std::to_string(axis) + " an extent of " +
+                     std::to_string(scaled));
+      shape.push_back(static_cast<std::int64_t>(scaled));
     }
   } else {
     context.fail("Resize needs scales or sizes");

@@ -181,7 +181,8 @@ void slice(ShapeContext& context) {
     } else {
       const std::int64_t first = clamp(starts[k], 0, extent - 1);
       const std::int64_t last = clamp(ends[k], -1, extent - 1);
-      count = first > last ? (first - last - 1) / -step + 1 : 0;
+      const std::int64_t stride = step == INT64_MIN ? INT64_MAX : -step;
+      count = first > last ? (first - last - 1) / stride + 1 : 0;
     }
     shape[axis] = count;
   }
@@ -204,11 +205,9 @@ void split(ShapeContext& context) {
       context.fail("Split's split " + listText(sizes) + " has " + std::to_string(sizes.size()) +
                    " sizes for " + std::to_string(pieces) + " outputs");
     std::int64_t total = 0;
-    for (std::int64_t size : sizes) {
-      if (size < 0)
-        context.fail("Split's split " + listText(sizes) + " has a negative size");
-      total += size;
-    }
+    for (std::int64_t size : sizes)
+      if (size < 0 || __builtin_add_overflow(total, size, &total))
+        context.fail("Split's split " + listText(sizes) + " has a negative or oversized entry");
     if (total != extent)
       context.fail("Split's split " + listText(sizes) + " adds up to " + std::to_string(total) +
                    ", not axis " + std::to_string(axis) + "'s " + std::to_string(extent));
@@ -312,8 +311,8 @@ void pad(ShapeContext& context) {
   Shape shape = input.shape;
   for (std::size_t k = 0; k < axes.size(); ++k) {
     const std::int64_t axis = context.axis(axes[k], rank);
-    shape[axis] += pads[k] + pads[k + axes.size()];
-    if (shape[axis] < 0)
+    if (__builtin_add_overflow(shape[axis], pads[k], &shape[axis]) ||
+        __builtin_add_overflow(shape[axis], pads[k + axes.size()], &shape[axis]) || shape[axis] < 0)
       context.fail("Pad's pads " + listText(pads) + " crop more than axis " + std::to_string(axis) +
                    "'s extent " + std::to_string(input.shape[axis]));
   }

@@ -172,8 +172,7 @@ void inferShapes(Graph& graph, int opset) {
       context.data.push_back(input == kNoValue ? nullptr : knownData(input));
     }
     for (ValueId output : node.outputs)
-      context.outputs.push_back(graph.values[output].name.empty() ? nullptr
-                                                                  : &graph.values[output]);
+      context.outputs.push_back(&graph.values[output]);
     checkCounts(context, *rule->second, static_cast<int>(node.inputs.size()),
                 static_cast<int>(node.outputs.size()));
     rule->second->rule(context);

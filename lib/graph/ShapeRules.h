@@ -1,9 +1,9 @@
 // Internal to the shape inference (ShapeInference.h): what one operator's shape rule sees, and
 // the tables of rules, one per family of operators (ElementwiseShapeRules.cpp,
-// LayoutShapeRules.cpp, IndexingShapeRules.cpp, ComputeShapeRules.cpp). A rule reads its node's attributes, its inputs'
-// types and shapes, and the data of inputs whose values are known at import (constants, and
-// shape arithmetic folded on the way); it sets each output's type and shape, or fails with a
-// message that names what is wrong.
+// LayoutShapeRules.cpp, IndexingShapeRules.cpp, ComputeShapeRules.cpp). A rule reads its node's
+// attributes, its inputs' types and shapes, and the data of inputs whose values are known at import
+// (constants, and shape arithmetic folded on the way); it sets each output's type and shape, or
+// fails with a message that names what is wrong.
 #pragma once
 
 #include "graph/Graph.h"
@@ -25,7 +25,7 @@ public:
   const int opset;
   std::vector<const Value*> inputs; // nullptr for an omitted optional input
   std::vector<const Value*> data;   // the input's value when known now, else nullptr
-  std::vector<Value*> outputs;      // nullptr for an omitted optional output
+  std::vector<Value*> outputs;      // unnamed ones too, so that every output has a shape
 
   // Throws clustune::Error("shape inference failed: <message>") naming the node.
   [[noreturn]] void fail(const std::string& message) const;

@@ -4,6 +4,7 @@
 // model (clustune-conformance) and on the corpus (lit partition/opset21.test).
 #include "graph/ShapeInference.h"
 
+#include "graph/ConstantFolding.h"
 #include "support/Error.h"
 
 #include <gtest/gtest.h>
@@ -173,6 +174,39 @@ TEST(ShapeInference, ErrorsNameTheNodeAndTheCause) {
     EXPECT_NE(errorOf(b.graph).find("cannot infer the -1 in [4, -1] for an input of 2x3"),
               std::string::npos);
   }
+}
+
+} // namespace
+
+namespace {
+
+// Values the evaluator must not fold: an int64 overflow is left to run time, not wrapped.
+TEST(ShapeInference, OverflowingShapeArithmeticIsNotEvaluated) {
+  Builder b;
+  const auto huge = b.node("Mul", {b.ints({INT64_MAX / 2 + 1}), b.ints({2})});
+  b.node("Reshape", {b.input({2, 3}), huge});
+  EXPECT_NE(errorOf(b.graph).find("is only known at run time"), std::string::npos);
+}
+
+TEST(ShapeInference, CastToBoolIsNonzeroAndOutOfRangeFloatsAreNotEvaluated) {
+  Value half{.name = "h",
+             .shape = {2},
+             .kind = ValueKind::Constant,
+             .hasData = true,
+             .floatData = {0.5, 0.0}};
+  Value flags{.name = "b", .dtype = DataType::Bool, .shape = {2}};
+  const Node toBool{.op = "Cast", .attributes = {{"to", std::int64_t{9}}}};
+  ASSERT_TRUE(evaluateNode(toBool, {&half}, flags));
+  EXPECT_EQ(flags.intData, (std::vector<std::int64_t>{1, 0}));
+
+  Value big{.name = "x",
+            .shape = {1},
+            .kind = ValueKind::Constant,
+            .hasData = true,
+            .floatData = {1e300}};
+  Value integer{.name = "i", .dtype = DataType::Int64, .shape = {1}};
+  const Node toInt{.op = "Cast", .attributes = {{"to", std::int64_t{7}}}};
+  EXPECT_FALSE(evaluateNode(toInt, {&big}, integer));
 }
 
 } // namespace
