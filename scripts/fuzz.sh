@@ -40,7 +40,8 @@ found_any=0
 for name in "${harnesses[@]}"; do
   work=$out/$name
   mkdir -p "$work/corpus" "$work/findings"
-  seeds=(test/fuzz/corpus/"$name")
+  seeds=()
+  [[ -d test/fuzz/corpus/$name ]] && seeds+=(test/fuzz/corpus/"$name")
   [[ $name == cost_model ]] && seeds+=(models/costmodels/cpu-znver5)
   start=$(date +%s)
   status=0
