@@ -348,11 +348,6 @@ void instanceNormalization(ShapeContext& context) {
   context.setOutput(0, input.dtype, input.shape);
 }
 
-// Normalisations over a neighbourhood of the input that keep its shape.
-void sameShape(ShapeContext& context) {
-  context.setOutput(0, context.input(0).dtype, context.shape(0));
-}
-
 void batchNormalization(ShapeContext& context) {
   const Value& input = context.input(0);
   if (input.shape.size() < 2)
@@ -397,8 +392,8 @@ constexpr std::array kRules = {
     ShapeRuleInfo{"LayerNormalization", 1, 3, 1, 3, layerNormalization},
     ShapeRuleInfo{"BatchNormalization", 5, 5, 1, 5, batchNormalization},
     ShapeRuleInfo{"InstanceNormalization", 3, 3, 1, 1, instanceNormalization},
-    ShapeRuleInfo{"LRN", 1, 1, 1, 1, sameShape},
-    ShapeRuleInfo{"MeanVarianceNormalization", 1, 1, 1, 1, sameShape},
+    ShapeRuleInfo{"LRN", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"MeanVarianceNormalization", 1, 1, 1, 1, sameAsInput},
 };
 
 } // namespace

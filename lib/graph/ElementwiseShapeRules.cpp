@@ -10,11 +10,6 @@
 namespace clustune::graph {
 namespace {
 
-void sameAsFirst(ShapeContext& context) {
-  const Value& input = context.input(0);
-  context.setOutput(0, input.dtype, input.shape);
-}
-
 std::vector<Shape> inputShapes(const ShapeContext& context, std::size_t first = 0) {
   std::vector<Shape> shapes;
   for (std::size_t i = first; i < context.inputs.size(); ++i)
@@ -84,7 +79,7 @@ void castLike(ShapeContext& context) {
 }
 
 void dropout(ShapeContext& context) {
-  sameAsFirst(context);
+  sameAsInput(context);
   context.setOutput(1, DataType::Bool, context.shape(0));
 }
 
@@ -141,47 +136,47 @@ void range(ShapeContext& context) {
 
 constexpr std::array kRules = {
     // Unary, the output as the input.
-    ShapeRuleInfo{"Relu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Sigmoid", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Tanh", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Erf", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"HardSigmoid", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"HardSwish", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"LeakyRelu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Elu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Gelu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Selu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Celu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"ThresholdedRelu", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Softsign", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Shrink", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Softplus", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Exp", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Log", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Sqrt", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Neg", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Abs", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Reciprocal", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Floor", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Ceil", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Round", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Sign", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Not", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Identity", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Sin", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Cos", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Tan", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Asin", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Acos", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Atan", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Sinh", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Cosh", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Asinh", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Acosh", 1, 1, 1, 1, sameAsFirst},
-    ShapeRuleInfo{"Atanh", 1, 1, 1, 1, sameAsFirst},
+    ShapeRuleInfo{"Relu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Sigmoid", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Tanh", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Erf", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"HardSigmoid", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"HardSwish", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"LeakyRelu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Elu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Gelu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Selu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Celu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"ThresholdedRelu", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Softsign", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Shrink", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Softplus", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Exp", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Log", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Sqrt", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Neg", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Abs", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Reciprocal", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Floor", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Ceil", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Round", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Sign", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Not", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Identity", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Sin", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Cos", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Tan", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Asin", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Acos", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Atan", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Sinh", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Cosh", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Asinh", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Acosh", 1, 1, 1, 1, sameAsInput},
+    ShapeRuleInfo{"Atanh", 1, 1, 1, 1, sameAsInput},
     ShapeRuleInfo{"IsNaN", 1, 1, 1, 1, predicate},
     ShapeRuleInfo{"IsInf", 1, 1, 1, 1, predicate},
-    ShapeRuleInfo{"Clip", 1, 3, 1, 1, sameAsFirst},
+    ShapeRuleInfo{"Clip", 1, 3, 1, 1, sameAsInput},
     ShapeRuleInfo{"Cast", 1, 1, 1, 1, cast},
     ShapeRuleInfo{"CastLike", 2, 2, 1, 1, castLike},
     ShapeRuleInfo{"Dropout", 1, 3, 1, 2, dropout},

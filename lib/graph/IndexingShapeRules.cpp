@@ -135,17 +135,13 @@ void eyeLike(ShapeContext& context) {
   context.setOutput(0, dtype, context.shape(0));
 }
 
-void sameShape(ShapeContext& context) {
-  context.setOutput(0, context.input(0).dtype, context.shape(0));
-}
-
 void cumSum(ShapeContext& context) {
   checkIndices(context, 1);
   if (elementCount(context.shape(1)) != 1)
     context.fail("CumSum's axis must have one element, not " + shapeText(context.shape(1)));
   if (const Value* axis = context.data[1])
     context.axis(axis->intData.at(0), context.rank(0));
-  sameShape(context);
+  sameAsInput(context);
 }
 
 void reverseSequence(ShapeContext& context) {
@@ -157,7 +153,7 @@ void reverseSequence(ShapeContext& context) {
   if (context.shape(1) != Shape{context.shape(0)[batch]})
     context.fail("ReverseSequence's sequence_lens is " + shapeText(context.shape(1)) +
                  ", not one length per batch entry");
-  sameShape(context);
+  sameAsInput(context);
 }
 
 // DepthToSpace moves channel blocks into space, SpaceToDepth the reverse; both on N, C, H, W.

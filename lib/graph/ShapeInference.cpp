@@ -121,6 +121,10 @@ void ShapeContext::setOutput(std::size_t index, DataType dtype, Shape shape) {
   outputs[index]->shape = std::move(shape);
 }
 
+void sameAsInput(ShapeContext& context) {
+  context.setOutput(0, context.input(0).dtype, context.shape(0));
+}
+
 std::string shapeText(const Shape& shape) {
   return shape.empty() ? "a scalar" : shapeToString(shape);
 }

@@ -68,6 +68,8 @@ constexpr int kVariadic = INT_MAX;
 
 // The numpy broadcast of `shapes`; fails naming them when two disagree on an axis.
 Shape broadcastShapes(const ShapeContext& context, const std::vector<Shape>& shapes);
+// The rule of operators whose output has the type and shape of their first input.
+void sameAsInput(ShapeContext& context);
 // "2x3x4", or "a scalar".
 std::string shapeText(const Shape& shape);
 

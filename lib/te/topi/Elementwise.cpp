@@ -162,36 +162,15 @@ Expr gelu(const OperatorContext& context, const Expr& x) {
   context.fail("unknown approximate='" + approximation + "'");
 }
 
-// The dtype an ONNX TensorProto.DataType code stands for.
-std::optional<DataType> onnxDataType(std::int64_t code) {
-  switch (code) {
-  case 1:
-    return DataType::Float32;
-  case 2:
-    return DataType::UInt8;
-  case 3:
-    return DataType::Int8;
-  case 6:
-    return DataType::Int32;
-  case 7:
-    return DataType::Int64;
-  case 9:
-    return DataType::Bool;
-  case 11:
-    return DataType::Float64;
-  default:
-    return std::nullopt;
-  }
-}
-
 std::vector<Tensor> lowerCast(const OperatorContext& context) {
   requireOperands(context, 1, 1);
   requireOutputs(context, 1);
   const DataType target = outputType(context);
   if (hasAttribute(context, "to")) {
     const std::int64_t code = intAttribute(context, "to");
-    const std::optional<DataType> named = onnxDataType(code);
-    if (!named)
+    // clustune stores float16 tensors but does not compute in them.
+    const std::optional<DataType> named = graph::dataTypeFromOnnxCode(code);
+    if (!named || *named == DataType::Float16)
       context.fail("unsupported target type " + std::to_string(code));
     if (*named != target)
       context.fail(std::string("to=") + graph::dataTypeName(*named) + " but the task records " +
