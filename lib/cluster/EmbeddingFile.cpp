@@ -25,7 +25,7 @@ std::vector<TaskEmbedding> readEmbeddingFile(const std::string& path) {
                   context);
     TaskEmbedding embedding;
     embedding.key = requireField<std::string>(entry, "key", context);
-    embedding.anchor = entry.value("anchor", "");
+    embedding.anchor = optionalField<std::string>(entry, "anchor", "", context);
     embedding.embedding = requireField<std::vector<double>>(entry, "embedding", context);
     if (embedding.embedding.empty())
       throw Error("empty embedding", context);

@@ -21,18 +21,21 @@ CostModelEnsemble CostModelEnsemble::load(const std::string& directory) {
   CostModelEnsemble ensemble;
   ensemble.meta_ = parseJsonText(readFileBytes(metaPath), context);
   const nlohmann::json& meta = ensemble.meta_;
-  if (!meta.is_object() || meta.value("kind", "") != "clustune.costmodel")
+  // Compared as JSON values, so that a field of another type is a mismatch, not an exception.
+  const auto field = [&](const char* key) {
+    return meta.is_object() && meta.contains(key) ? meta[key] : nlohmann::json();
+  };
+  if (field("kind") != "clustune.costmodel")
     throw Error("not a clustune cost-model directory (meta.json lacks \"kind\": "
                 "\"clustune.costmodel\")",
                 context);
-  if (meta.value("v", 0) != kCostModelMetaVersion)
-    throw Error("meta.json version " + meta.value("v", nlohmann::json()).dump() +
-                    " is not supported (expected " + std::to_string(kCostModelMetaVersion) + ")",
+  if (field("v") != kCostModelMetaVersion)
+    throw Error("meta.json version " + field("v").dump() + " is not supported (expected " +
+                    std::to_string(kCostModelMetaVersion) + ")",
                 context);
-  if (meta.value("feature_version", -1) != features::kProgramFeatureVersion)
+  if (field("feature_version") != features::kProgramFeatureVersion)
     throw Error("the models were trained on program features of version " +
-                    meta.value("feature_version", nlohmann::json()).dump() +
-                    ", but this clustune computes version " +
+                    field("feature_version").dump() + ", but this clustune computes version " +
                     std::to_string(features::kProgramFeatureVersion) + ": retrain them",
                 context);
   try {

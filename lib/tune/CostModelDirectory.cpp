@@ -2,6 +2,7 @@
 #include "tune/CostModelDirectory.h"
 
 #include "support/Error.h"
+#include "support/Jsonl.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -55,7 +56,8 @@ CostModelDirectory loadCostModelDirectory(const std::string& path, const std::st
   CostModelDirectory directory{
       .path = path, .ensemble = costmodel::CostModelEnsemble::load(path), .gae = std::nullopt};
   const std::string metaPath = (fs::path(path) / "meta.json").string();
-  const std::string target = directory.ensemble.meta().value("target", "");
+  const std::string target =
+      optionalField<std::string>(directory.ensemble.meta(), "target", "", {.file = metaPath});
   if (target.rfind("llvm", 0) != 0)
     throw Error("the cost models were trained on records of target '" + target +
                     "', not on CPU (llvm) measurements: they cannot rank CPU programs",

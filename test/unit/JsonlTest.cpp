@@ -135,6 +135,31 @@ TEST(Jsonl, RequireFieldTakesOnlyIntegersInRangeForIntegerFields) {
   EXPECT_EQ(requireField<double>(entry, "v", context), 1.9e118);
 }
 
+// Found by fuzz-cluster_file (a map of cluster ids holding 2e97) and fuzz-embedding_file (an
+// "anchor" that is an array): both escaped as nlohmann's cast or exception.
+TEST(Jsonl, IntegerListsAndOptionalFieldsAreCheckedToo) {
+  const nlohmann::json entry = nlohmann::json::parse(
+      R"({"ids":[1,2e97],"ok":[1,2],"assign":{"a":1,"b":2e97},"anchor":[0.5],"name":"x"})");
+  const ErrorContext context{.file = "clusters.json"};
+  const auto message = [&](auto read) -> std::string {
+    try {
+      read();
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message([&] { requireField<std::vector<int>>(entry, "ids", context); }),
+            "clusters.json: field 'ids' has the wrong type (number, not an integer)");
+  EXPECT_EQ(requireField<std::vector<int>>(entry, "ok", context), (std::vector<int>{1, 2}));
+  EXPECT_EQ(message([&] { requireField<std::map<std::string, int>>(entry, "assign", context); }),
+            "clusters.json: field 'assign' has the wrong type (number, not an integer)");
+  EXPECT_EQ(message([&] { optionalField<std::string>(entry, "anchor", "", context); }),
+            "clusters.json: field 'anchor' has the wrong type (array)");
+  EXPECT_EQ(optionalField<std::string>(entry, "name", "", context), "x");
+  EXPECT_EQ(optionalField<std::string>(entry, "absent", "fallback", context), "fallback");
+}
+
 TEST(Files, OutputAppearsOnlyOnCommit) {
   const auto path = (std::filesystem::temp_directory_path() / "clustune-output.jsonl").string();
   std::filesystem::remove(path);
