@@ -17,6 +17,17 @@ std::string writeTemporary(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// The message of the Error that `read` throws, or "accepted".
+template <class Read>
+std::string message(Read read) {
+  try {
+    read();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
 } // namespace
 
 TEST(Jsonl, ReadsObjectsAndSkipsBlankLines) {
@@ -113,14 +124,6 @@ TEST(Jsonl, RequireFieldTakesOnlyIntegersInRangeForIntegerFields) {
   const nlohmann::json entry = nlohmann::json::parse(
       R"({"v":1.9e118,"k":2.5,"big":4294967296,"huge":18446744073709551615,"minus":-1})");
   const ErrorContext context{.file = "embeddings.jsonl", .line = 2};
-  const auto message = [&](auto read) -> std::string {
-    try {
-      read();
-    } catch (const Error& error) {
-      return error.what();
-    }
-    return "accepted";
-  };
   EXPECT_EQ(message([&] { requireField<int>(entry, "v", context); }),
             "embeddings.jsonl:2: field 'v' has the wrong type (number, not an integer)");
   EXPECT_EQ(message([&] { requireField<int>(entry, "k", context); }),
@@ -141,14 +144,6 @@ TEST(Jsonl, IntegerListsAndOptionalFieldsAreCheckedToo) {
   const nlohmann::json entry = nlohmann::json::parse(
       R"({"ids":[1,2e97],"ok":[1,2],"assign":{"a":1,"b":2e97},"anchor":[0.5],"name":"x"})");
   const ErrorContext context{.file = "clusters.json"};
-  const auto message = [&](auto read) -> std::string {
-    try {
-      read();
-    } catch (const Error& error) {
-      return error.what();
-    }
-    return "accepted";
-  };
   EXPECT_EQ(message([&] { requireField<std::vector<int>>(entry, "ids", context); }),
             "clusters.json: field 'ids' has the wrong type (number, not an integer)");
   EXPECT_EQ(requireField<std::vector<int>>(entry, "ok", context), (std::vector<int>{1, 2}));
