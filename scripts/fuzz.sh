@@ -42,7 +42,6 @@ for name in "${harnesses[@]}"; do
   mkdir -p "$work/corpus" "$work/findings"
   seeds=()
   [[ -d test/fuzz/corpus/$name ]] && seeds+=(test/fuzz/corpus/"$name")
-  [[ $name == cost_model ]] && seeds+=(models/costmodels/cpu-znver5)
   start=$(date +%s)
   status=0
   build-fuzz/bin/fuzz-"$name" -runs="$runs" -max_total_time="$seconds" -timeout=10 \

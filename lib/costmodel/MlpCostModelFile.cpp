@@ -88,24 +88,15 @@ MlpCostModel loadMlpCostModel(const std::string& path) {
   if (architecture.features <= 0 || architecture.hidden <= 0 || architecture.residualBlocks < 0 ||
       architecture.residualBlocks > 64)
     throw Error("cost model architecture is out of range", {path});
+  // The stored weights bound the sizes before anything of those sizes is allocated.
+  const nn::Matrix scale = nn::shapedInitializer(graph, kFeatureScale, 1, architecture.features);
+  nn::shapedInitializer(graph, "encoder.0.weight", architecture.features, architecture.hidden);
+  nn::shapedInitializer(graph, "encoder.1.weight", architecture.hidden, architecture.hidden);
   MlpCostModel model(architecture, 0);
-  auto loadInto = [&](const std::string& name, nn::Matrix& value) {
-    const nn::Matrix& stored = nn::initializer(graph, name);
-    nn::Matrix shaped = stored;
-    if (stored.size() == value.size() && stored.rows() != value.rows())
-      shaped = Eigen::Map<const nn::Matrix>(stored.data(), value.rows(), value.cols());
-    if (shaped.rows() != value.rows() || shaped.cols() != value.cols())
-      throw Error("cost model tensor '" + name + "' is " + std::to_string(stored.rows()) + "×" +
-                      std::to_string(stored.cols()) + ", expected " + std::to_string(value.rows()) +
-                      "×" + std::to_string(value.cols()),
-                  {path});
-    value = shaped;
-  };
-  nn::Matrix scale = model.featureScale();
-  loadInto(kFeatureScale, scale);
   model.setFeatureScale(scale);
   for (nn::Parameter* parameter : model.parameters())
-    loadInto(parameter->name, parameter->value);
+    parameter->value = nn::shapedInitializer(graph, parameter->name, parameter->value.rows(),
+                                             parameter->value.cols());
   return model;
 }
 

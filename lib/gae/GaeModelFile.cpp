@@ -17,17 +17,6 @@ constexpr const char* kFeatureWeightKey = "clustune.feature_weight";
 constexpr const char* kFeatureMean = "feature_mean";
 constexpr const char* kFeatureStandardDeviation = "feature_std";
 
-nn::Matrix shapedInitializer(const nn::OnnxGraph& graph, const std::string& path,
-                             const std::string& name, Eigen::Index rows, Eigen::Index cols) {
-  const nn::Matrix& stored = nn::initializer(graph, name);
-  if (stored.rows() != rows || stored.cols() != cols)
-    throw Error("graph autoencoder tensor '" + name + "' is " + std::to_string(stored.rows()) +
-                    "×" + std::to_string(stored.cols()) + ", expected " + std::to_string(rows) +
-                    "×" + std::to_string(cols),
-                {path});
-  return stored;
-}
-
 } // namespace
 
 void saveGae(const std::string& path, const GraphAutoencoder& model,
@@ -117,16 +106,19 @@ LoadedGae loadGae(const std::string& path, int expectedFeatureCount) {
     }
   }
 
-  const nn::Matrix mean = shapedInitializer(graph, path, kFeatureMean, 1, architecture.features);
+  // The stored weights bound the sizes before anything of those sizes is allocated.
+  const nn::Matrix mean = nn::shapedInitializer(graph, kFeatureMean, 1, architecture.features);
   const nn::Matrix deviation =
-      shapedInitializer(graph, path, kFeatureStandardDeviation, 1, architecture.features);
+      nn::shapedInitializer(graph, kFeatureStandardDeviation, 1, architecture.features);
+  nn::shapedInitializer(graph, "encoder.0.weight", architecture.features, architecture.hidden);
+  nn::shapedInitializer(graph, "encoder.1.weight", architecture.hidden, architecture.latent);
   if (!(deviation.array() > 0).all())
     throw Error("graph autoencoder feature standard deviations must be positive", {path});
   LoadedGae loaded{GraphAutoencoder(architecture, 0, featureWeight),
                    FeatureStandardizer(mean, deviation), graph.metadata};
   for (nn::Parameter* parameter : loaded.model.parameters())
-    parameter->value = shapedInitializer(graph, path, parameter->name, parameter->value.rows(),
-                                         parameter->value.cols());
+    parameter->value = nn::shapedInitializer(graph, parameter->name, parameter->value.rows(),
+                                             parameter->value.cols());
   return loaded;
 }
 

@@ -307,6 +307,17 @@ const Matrix& initializer(const OnnxGraph& graph, const std::string& name) {
   throw Error("the model has no float initializer '" + name + "'", {.file = graph.sourceFile});
 }
 
+Matrix shapedInitializer(const OnnxGraph& graph, const std::string& name, std::int64_t rows,
+                         std::int64_t cols) {
+  const Matrix& stored = initializer(graph, name);
+  if (stored.rows() != rows || stored.cols() != cols)
+    throw Error("tensor '" + name + "' is " + std::to_string(stored.rows()) + "×" +
+                    std::to_string(stored.cols()) + ", expected " + std::to_string(rows) + "×" +
+                    std::to_string(cols),
+                {.file = graph.sourceFile});
+  return stored;
+}
+
 const std::vector<std::int64_t>& int64Initializer(const OnnxGraph& graph, const std::string& name) {
   for (const auto& [candidate, values] : graph.int64Initializers)
     if (candidate == name)

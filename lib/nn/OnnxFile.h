@@ -71,6 +71,11 @@ OnnxGraph loadOnnxGraph(const std::string& path, const std::string& expectedKind
 
 // An initializer by name, or an Error naming the missing one and the file.
 const Matrix& initializer(const OnnxGraph& graph, const std::string& name);
+// The float initializer `name`, which must be rows×cols, or an Error naming it, both shapes and
+// the file. Loaders read the tensors that bound an architecture's sizes through it before they
+// allocate the model, so that metadata cannot ask for more memory than the file itself holds.
+Matrix shapedInitializer(const OnnxGraph& graph, const std::string& name, std::int64_t rows,
+                         std::int64_t cols);
 const std::vector<std::int64_t>& int64Initializer(const OnnxGraph& graph, const std::string& name);
 // A metadata entry holding an integer (an architecture size, a feature version), or
 // clustune::Error naming the key and the file when it is missing or not an integer.

@@ -139,6 +139,26 @@ TEST(CostModelMlp, LoadingRefusesAnotherFeatureVersion) {
   std::filesystem::remove(path);
 }
 
+TEST(CostModelMlp, LoadingRefusesSizesBeyondTheStoredWeightsBeforeAllocating) {
+  const std::string path = temporaryPath("sizes.onnx");
+  saveMlpCostModel(path, MlpCostModel(kSmall, 1));
+  // 10^9 wide layers would need exabytes; this used to exhaust memory instead of being refused.
+  for (const char* key : {"clustune.hidden", "clustune.features"}) {
+    nn::OnnxGraph graph = nn::loadOnnxGraph(path, kMlpModelKind);
+    graph.metadata[key] = "1000000000";
+    const std::string changed = temporaryPath("sizes-changed.onnx");
+    nn::saveOnnxGraph(changed, graph);
+    try {
+      loadMlpCostModel(changed);
+      ADD_FAILURE() << key << " of 10^9 was accepted";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("expected"), std::string::npos) << error.what();
+    }
+    std::filesystem::remove(changed);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST(CostModelMlp, LoadingRefusesAFileThatIsNotAClustuneCostModel) {
   EXPECT_THROW(loadMlpCostModel(std::string(CLUSTUNE_SOURCE_DIR) + "/models/resnet18.onnx"), Error);
   EXPECT_THROW(loadMlpCostModel(temporaryPath("absent.onnx")), Error);

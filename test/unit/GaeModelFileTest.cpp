@@ -132,6 +132,19 @@ TEST(GaeModelFile, RefusesMismatchedSizesAndKinds) {
   const std::string changed = temporaryPath("hidden.onnx");
   nn::saveOnnxGraph(changed, graph);
   EXPECT_THROW(loadGae(changed), Error);
+  // Sizes far beyond the stored weights are refused before anything that large is allocated
+  // (found by hand after the fuzz campaign: this used to exhaust memory).
+  for (const char* key : {"clustune.hidden", "clustune.latent", "clustune.feature_count"}) {
+    nn::OnnxGraph huge = nn::loadOnnxGraph(saved.path, kGaeModelKind);
+    huge.metadata[key] = "1000000000";
+    nn::saveOnnxGraph(changed, huge);
+    try {
+      loadGae(changed);
+      ADD_FAILURE() << key << " of 10^9 was accepted";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("expected"), std::string::npos) << error.what();
+    }
+  }
   graph.metadata["clustune.hidden"] = "8";
   graph.metadata["clustune.kind"] = "costmodel.mlp";
   nn::saveOnnxGraph(changed, graph);
