@@ -350,17 +350,14 @@ Expr wrappedIndex(const Expr& loaded, std::int64_t extent) {
   return minimum(maximum(wrapped, intImm(0)), intImm(extent - 1));
 }
 
-// GatherElements: the output has the indices' shape; out[i...] = data[i...] with the index on
-// `axis` replaced by indices[i...].
-std::vector<Tensor> lowerGatherElements(const OperatorContext& context) {
-  requireOperands(context, 2, 2);
-  requireOutputs(context, 1);
-  const Tensor& data = context.operand(0);
-  const Tensor& indicesTensor = context.operand(1);
+// The `axis` of GatherElements and ScatterElements, after checking that their indices are
+// int32 or int64 of the data's rank and no longer than the data off that axis.
+std::size_t elementIndicesAxis(const OperatorContext& context, const Tensor& data,
+                               const Tensor& indicesTensor) {
   if (indicesTensor->dtype != DataType::Int64 && indicesTensor->dtype != DataType::Int32)
     context.fail("indices must be int32 or int64");
   const std::size_t rank = data->shape.size();
-  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis"));
+  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis", 0));
   if (axis >= rank)
     context.fail("axis " + std::to_string(axis) + " is out of range");
   if (indicesTensor->shape.size() != rank)
@@ -369,6 +366,17 @@ std::vector<Tensor> lowerGatherElements(const OperatorContext& context) {
     if (k != axis && indicesTensor->shape[k] > data->shape[k])
       context.fail("indices " + graph::shapeToString(indicesTensor->shape) + " exceed the data " +
                    graph::shapeToString(data->shape) + " off the axis");
+  return axis;
+}
+
+// GatherElements: the output has the indices' shape; out[i...] = data[i...] with the index on
+// `axis` replaced by indices[i...].
+std::vector<Tensor> lowerGatherElements(const OperatorContext& context) {
+  requireOperands(context, 2, 2);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);
+  const Tensor& indicesTensor = context.operand(1);
+  const std::size_t axis = elementIndicesAxis(context, data, indicesTensor);
   const std::int64_t extent = data->shape[axis];
   return {compute(context.stageName, indicesTensor->shape, [&](const std::vector<Expr>& indices) {
     std::vector<Expr> dataIndices = indices;
@@ -431,18 +439,10 @@ std::vector<Tensor> lowerScatterElements(const OperatorContext& context) {
   const Tensor& data = context.operand(0);
   const Tensor& indicesTensor = context.operand(1);
   const Tensor& updates = context.operand(2);
-  if (indicesTensor->dtype != DataType::Int64 && indicesTensor->dtype != DataType::Int32)
-    context.fail("indices must be int32 or int64");
   if (updates->dtype != data->dtype || updates->shape != indicesTensor->shape)
     context.fail("updates must have the data's dtype and the indices' shape");
   const std::size_t rank = data->shape.size();
-  const auto axis = static_cast<std::size_t>(intAttribute(context, "axis", 0));
-  if (axis >= rank || indicesTensor->shape.size() != rank)
-    context.fail("indices must have the data's rank, and axis must lie in it");
-  for (std::size_t k = 0; k < rank; ++k)
-    if (k != axis && indicesTensor->shape[k] > data->shape[k])
-      context.fail("indices " + graph::shapeToString(indicesTensor->shape) + " exceed the data " +
-                   graph::shapeToString(data->shape) + " off the axis");
+  const std::size_t axis = elementIndicesAxis(context, data, indicesTensor);
   const std::string reduction = stringAttribute(context, "reduction", "none");
   if (reduction != "none" && reduction != "add" && reduction != "mul")
     context.fail("reduction '" + reduction + "' is not supported (none, add and mul are)");

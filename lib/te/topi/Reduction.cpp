@@ -211,6 +211,50 @@ std::vector<Tensor> lowerSoftmax(const OperatorContext& context, bool logarithm)
   })};
 }
 
+// The statistics of normalising x over its trailing axes, from `firstAxis` on: stages of shape
+// x.shape[:firstAxis] + [1, ...] holding the mean and 1 / sqrt(variance + epsilon).
+struct TrailingStatistics {
+  Tensor mean;
+  Tensor invStdDev;
+  std::size_t firstAxis;
+
+  // The indices of an element's statistics: its own up to firstAxis, then zeros.
+  std::vector<Expr> indicesOf(const std::vector<Expr>& indices) const {
+    std::vector<Expr> kept(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(firstAxis));
+    kept.resize(indices.size(), intImm(0));
+    return kept;
+  }
+};
+
+TrailingStatistics trailingStatistics(const std::string& stageName, const Tensor& x,
+                                      std::size_t firstAxis, double epsilon) {
+  std::vector<std::int64_t> normalizedAxes;
+  std::int64_t count = 1;
+  for (std::size_t k = firstAxis; k < x->shape.size(); ++k) {
+    normalizedAxes.push_back(static_cast<std::int64_t>(k));
+    count *= x->shape[k];
+  }
+  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
+  const Tensor mean =
+      reductionStage(stageName + ".mean", x->shape, normalizedAxes, true, Reducer::Sum,
+                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
+                       return load(x, inputIndices) * reciprocalCount;
+                     });
+  const Tensor variance = reductionStage(
+      stageName + ".variance", x->shape, normalizedAxes, true, Reducer::Sum,
+      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& statistic) {
+        const Expr deviation = load(x, inputIndices) - load(mean, statistic);
+        return deviation * deviation * reciprocalCount;
+      });
+  const Tensor invStdDev =
+      compute(stageName + ".invstddev", mean->shape, [&](const std::vector<Expr>& indices) {
+        return typedConstant(1, x->dtype) /
+               call(CallFunction::Sqrt,
+                    {load(variance, indices) + typedConstant(epsilon, x->dtype)});
+      });
+  return {mean, invStdDev, firstAxis};
+}
+
 // Normalises over the axes from `axis` on: Y = (X - mean) * invStdDev * Scale + B, with the
 // statistics as stages of shape X.shape[:axis] + [1, ...] (the shape of the optional Mean and
 // InvStdDev outputs).
@@ -225,52 +269,25 @@ std::vector<Tensor> lowerLayerNormalization(const OperatorContext& context) {
   if (axis < 0 || axis >= static_cast<std::int64_t>(rank))
     context.fail("axis " + std::to_string(axis) + " is out of range for rank " +
                  std::to_string(rank));
-  const double epsilon = floatAttribute(context, "epsilon", 1e-5);
-  std::vector<std::int64_t> normalizedAxes;
-  std::int64_t count = 1;
-  for (auto k = axis; k < static_cast<std::int64_t>(rank); ++k) {
-    normalizedAxes.push_back(k);
-    count *= x->shape[k];
-  }
-  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
-  auto statisticIndices = [&](const std::vector<Expr>& indices) {
-    std::vector<Expr> kept(indices.begin(), indices.begin() + axis);
-    kept.resize(rank, intImm(0));
-    return kept;
-  };
-  const Tensor mean =
-      reductionStage(context.stageName + ".mean", x->shape, normalizedAxes, true, Reducer::Sum,
-                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
-                       return load(x, inputIndices) * reciprocalCount;
-                     });
-  const Tensor variance = reductionStage(
-      context.stageName + ".variance", x->shape, normalizedAxes, true, Reducer::Sum,
-      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& statistic) {
-        const Expr deviation = load(x, inputIndices) - load(mean, statistic);
-        return deviation * deviation * reciprocalCount;
-      });
-  const Tensor invStdDev =
-      compute(context.stageName + ".invstddev", mean->shape, [&](const std::vector<Expr>& indices) {
-        return typedConstant(1, x->dtype) /
-               call(CallFunction::Sqrt,
-                    {load(variance, indices) + typedConstant(epsilon, x->dtype)});
-      });
+  const TrailingStatistics statistics =
+      trailingStatistics(context.stageName, x, static_cast<std::size_t>(axis),
+                         floatAttribute(context, "epsilon", 1e-5));
   for (std::size_t operand = 1; operand < context.operands.size(); ++operand)
     if (context.hasOperand(operand) && context.operand(operand)->dtype != x->dtype)
       context.fail("scale and bias must have the input's dtype");
   std::vector<Tensor> outputs{
       compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
-        const std::vector<Expr> statistic = statisticIndices(indices);
-        Expr value = (load(x, indices) - load(mean, statistic)) * load(invStdDev, statistic) *
-                     broadcastOperand(context, 1, indices);
+        const std::vector<Expr> statistic = statistics.indicesOf(indices);
+        Expr value = (load(x, indices) - load(statistics.mean, statistic)) *
+                     load(statistics.invStdDev, statistic) * broadcastOperand(context, 1, indices);
         if (context.hasOperand(2))
           value = value + broadcastOperand(context, 2, indices);
         return value;
       })};
   // The optional statistics outputs, in the dtype the task records (stash_type).
-  const Tensor statistics[] = {mean, invStdDev};
+  const Tensor statisticOutputs[] = {statistics.mean, statistics.invStdDev};
   for (std::size_t output = 1; output < context.node.outputShapes.size(); ++output) {
-    const Tensor& statistic = statistics[output - 1];
+    const Tensor& statistic = statisticOutputs[output - 1];
     const DataType dtype = outputType(context, output);
     outputs.push_back(dtype == statistic->dtype
                           ? statistic
@@ -372,40 +389,12 @@ std::vector<Tensor> lowerInstanceNormalization(const OperatorContext& context) {
       context.fail("scale and bias must be " + std::string(graph::dataTypeName(x->dtype)) + "[" +
                    std::to_string(x->shape[1]) + "]");
   }
-  const double epsilon = floatAttribute(context, "epsilon", 1e-5);
-  std::vector<std::int64_t> spatialAxes;
-  std::int64_t count = 1;
-  for (std::size_t k = 2; k < rank; ++k) {
-    spatialAxes.push_back(static_cast<std::int64_t>(k));
-    count *= x->shape[k];
-  }
-  const Expr reciprocalCount = typedConstant(1.0 / static_cast<double>(count), x->dtype);
-  auto statisticIndices = [&](const std::vector<Expr>& indices) {
-    std::vector<Expr> kept(indices.begin(), indices.begin() + 2);
-    kept.resize(rank, intImm(0));
-    return kept;
-  };
-  const Tensor mean =
-      reductionStage(context.stageName + ".mean", x->shape, spatialAxes, true, Reducer::Sum,
-                     [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>&) {
-                       return load(x, inputIndices) * reciprocalCount;
-                     });
-  const Tensor variance = reductionStage(
-      context.stageName + ".variance", x->shape, spatialAxes, true, Reducer::Sum,
-      [&](const std::vector<Expr>& inputIndices, const std::vector<Expr>& statistic) {
-        const Expr deviation = load(x, inputIndices) - load(mean, statistic);
-        return deviation * deviation * reciprocalCount;
-      });
-  const Tensor invStdDev =
-      compute(context.stageName + ".invstddev", mean->shape, [&](const std::vector<Expr>& indices) {
-        return typedConstant(1, x->dtype) /
-               call(CallFunction::Sqrt,
-                    {load(variance, indices) + typedConstant(epsilon, x->dtype)});
-      });
+  const TrailingStatistics statistics =
+      trailingStatistics(context.stageName, x, 2, floatAttribute(context, "epsilon", 1e-5));
   return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
-    const std::vector<Expr> statistic = statisticIndices(indices);
-    return (load(x, indices) - load(mean, statistic)) * load(invStdDev, statistic) *
-               load(context.operand(1), {indices[1]}) +
+    const std::vector<Expr> statistic = statistics.indicesOf(indices);
+    return (load(x, indices) - load(statistics.mean, statistic)) *
+               load(statistics.invStdDev, statistic) * load(context.operand(1), {indices[1]}) +
            load(context.operand(2), {indices[1]});
   })};
 }
