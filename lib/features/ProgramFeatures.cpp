@@ -242,7 +242,25 @@ private:
     annotation(index::kVectorize, te::ForKind::Vectorized);
     annotation(index::kUnroll, te::ForKind::Unrolled);
     annotation(index::kParallel, te::ForKind::Parallel);
-    isFlag[index::kIsGpu] = true; // the GPU group stays 0: clustune's Stmt has no thread binding
+    // Ansor's GPU group: is_gpu, then the extent of the loop bound to each block, thread and
+    // virtual-thread index (0 where none is); a store of a GPU kernel lies under its bindings.
+    isFlag[index::kIsGpu] = true;
+    constexpr std::pair<te::ForKind, std::size_t> bindings[] = {
+        {te::ForKind::BlockIdxX, index::kBlockIdxX},
+        {te::ForKind::BlockIdxY, index::kBlockIdxY},
+        {te::ForKind::BlockIdxZ, index::kBlockIdxZ},
+        {te::ForKind::ThreadIdxX, index::kThreadIdxX},
+        {te::ForKind::ThreadIdxY, index::kThreadIdxY},
+        {te::ForKind::ThreadIdxZ, index::kThreadIdxZ},
+        {te::ForKind::VThread, index::kVthread}};
+    for (const EnclosingLoop& loop : loops_) {
+      if (!te::isThreadBound(loop.kind))
+        continue;
+      raw[index::kIsGpu] = 1;
+      for (const auto& [kind, feature] : bindings)
+        if (loop.kind == kind)
+          raw[feature] = static_cast<double>(loop.extent);
+    }
 
     // Buffer accesses: the five most important buffers.
     const std::vector<BufferAccessFeatures> buffers = accesses.features();

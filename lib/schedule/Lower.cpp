@@ -66,6 +66,20 @@ ForKind forKindOf(Annotation annotation) {
     return ForKind::Vectorized;
   case Annotation::Unroll:
     return ForKind::Unrolled;
+  case Annotation::BlockIdxX:
+    return ForKind::BlockIdxX;
+  case Annotation::BlockIdxY:
+    return ForKind::BlockIdxY;
+  case Annotation::BlockIdxZ:
+    return ForKind::BlockIdxZ;
+  case Annotation::VThread:
+    return ForKind::VThread;
+  case Annotation::ThreadIdxX:
+    return ForKind::ThreadIdxX;
+  case Annotation::ThreadIdxY:
+    return ForKind::ThreadIdxY;
+  case Annotation::ThreadIdxZ:
+    return ForKind::ThreadIdxZ;
   }
   return ForKind::Serial;
 }

@@ -181,6 +181,18 @@ public:
     if (reduce && annotate.annotation == Annotation::Parallel)
       fail("cannot parallelize reduce iterator '" + iterator.name +
            "' (iterations would race on the output)");
+    if (isThreadBinding(annotate.annotation)) {
+      // Threads that share an output element would race on it; Ansor's cross-thread
+      // reduction, which combines them, is not lowered.
+      if (reduce)
+        fail("cannot bind reduce iterator '" + iterator.name + "' to " +
+             annotationName(annotate.annotation) + " (threads would race on the output)");
+      for (int loop : stage.loops)
+        if (stage.iterators[loop].annotation == annotate.annotation &&
+            &stage.iterators[loop] != &iterator)
+          fail(std::string("stage '") + stage.tensor->name + "' already binds iterator '" +
+               stage.iterators[loop].name + "' to " + annotationName(annotate.annotation));
+    }
     iterator.annotation = annotate.annotation;
   }
 

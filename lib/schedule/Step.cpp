@@ -19,8 +19,10 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
-constexpr Annotation allAnnotations[] = {Annotation::None, Annotation::Parallel,
-                                         Annotation::Vectorize, Annotation::Unroll};
+constexpr Annotation allAnnotations[] = {
+    Annotation::None,       Annotation::Parallel,   Annotation::Vectorize, Annotation::Unroll,
+    Annotation::BlockIdxX,  Annotation::BlockIdxY,  Annotation::BlockIdxZ, Annotation::VThread,
+    Annotation::ThreadIdxX, Annotation::ThreadIdxY, Annotation::ThreadIdxZ};
 
 // Reads the fields of one step object, remembering which ones were used so that leftovers can
 // be reported as unknown.
@@ -202,8 +204,41 @@ const char* annotationName(Annotation annotation) {
     return "vectorize";
   case Annotation::Unroll:
     return "unroll";
+  case Annotation::BlockIdxX:
+    return "blockIdx.x";
+  case Annotation::BlockIdxY:
+    return "blockIdx.y";
+  case Annotation::BlockIdxZ:
+    return "blockIdx.z";
+  case Annotation::VThread:
+    return "vthread";
+  case Annotation::ThreadIdxX:
+    return "threadIdx.x";
+  case Annotation::ThreadIdxY:
+    return "threadIdx.y";
+  case Annotation::ThreadIdxZ:
+    return "threadIdx.z";
   }
   return "none";
+}
+
+bool isThreadBinding(Annotation annotation) {
+  switch (annotation) {
+  case Annotation::None:
+  case Annotation::Parallel:
+  case Annotation::Vectorize:
+  case Annotation::Unroll:
+    return false;
+  case Annotation::BlockIdxX:
+  case Annotation::BlockIdxY:
+  case Annotation::BlockIdxZ:
+  case Annotation::VThread:
+  case Annotation::ThreadIdxX:
+  case Annotation::ThreadIdxY:
+  case Annotation::ThreadIdxZ:
+    return true;
+  }
+  return false;
 }
 
 const char* stepName(const Step& step) {

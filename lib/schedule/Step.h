@@ -14,9 +14,26 @@
 
 namespace clustune::schedule {
 
-enum class Annotation { None, Parallel, Vectorize, Unroll };
+// Parallel, Vectorize and Unroll are CPU loop kinds; the others bind a loop to a GPU block,
+// thread or virtual thread, as Ansor's GPU sketches do.
+enum class Annotation {
+  None,
+  Parallel,
+  Vectorize,
+  Unroll,
+  BlockIdxX,
+  BlockIdxY,
+  BlockIdxZ,
+  VThread,
+  ThreadIdxX,
+  ThreadIdxY,
+  ThreadIdxZ
+};
 
-const char* annotationName(Annotation annotation); // "none", "parallel", "vectorize", "unroll"
+// "none", "parallel", "vectorize", "unroll", "blockIdx.x" (.y, .z), "vthread", "threadIdx.x" (.y,
+// .z): the names schedules use in JSON.
+const char* annotationName(Annotation annotation);
+bool isThreadBinding(Annotation annotation);
 
 // The scopes cache_read accepts: "local" and "global" (the CPU has no "shared" memory).
 bool isCacheReadScope(const std::string& scope);

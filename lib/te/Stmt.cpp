@@ -45,6 +45,25 @@ Stmt makeSequence(std::vector<Stmt> statements) {
       StmtNode{.kind = StmtKind::Sequence, .sequence = std::move(statements)});
 }
 
+bool isThreadBound(ForKind kind) {
+  switch (kind) {
+  case ForKind::Serial:
+  case ForKind::Parallel:
+  case ForKind::Vectorized:
+  case ForKind::Unrolled:
+    return false;
+  case ForKind::BlockIdxX:
+  case ForKind::BlockIdxY:
+  case ForKind::BlockIdxZ:
+  case ForKind::VThread:
+  case ForKind::ThreadIdxX:
+  case ForKind::ThreadIdxY:
+  case ForKind::ThreadIdxZ:
+    return true;
+  }
+  return false;
+}
+
 const char* forKindName(ForKind kind) {
   switch (kind) {
   case ForKind::Serial:
@@ -55,6 +74,20 @@ const char* forKindName(ForKind kind) {
     return "vectorized";
   case ForKind::Unrolled:
     return "unrolled";
+  case ForKind::BlockIdxX:
+    return "blockIdx.x";
+  case ForKind::BlockIdxY:
+    return "blockIdx.y";
+  case ForKind::BlockIdxZ:
+    return "blockIdx.z";
+  case ForKind::VThread:
+    return "vthread";
+  case ForKind::ThreadIdxX:
+    return "threadIdx.x";
+  case ForKind::ThreadIdxY:
+    return "threadIdx.y";
+  case ForKind::ThreadIdxZ:
+    return "threadIdx.z";
   }
   return "serial";
 }

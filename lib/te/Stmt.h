@@ -26,7 +26,26 @@ struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
 enum class StmtKind { For, Store, Allocate, IfThenElse, Sequence };
-enum class ForKind { Serial, Parallel, Vectorized, Unrolled };
+// The thread-bound kinds map a loop onto a CUDA launch dimension (DESIGN §4.4): its variable is
+// the block or thread index, and the launch has as many blocks or threads as the loop's extent.
+// A virtual thread is a loop that GPU code generation interleaves within one thread. Code that
+// ignores bindings (the interpreter) may run any of them as a serial loop.
+enum class ForKind {
+  Serial,
+  Parallel,
+  Vectorized,
+  Unrolled,
+  BlockIdxX,
+  BlockIdxY,
+  BlockIdxZ,
+  VThread,
+  ThreadIdxX,
+  ThreadIdxY,
+  ThreadIdxZ
+};
+
+// Whether loops of this kind are bound to a GPU block, thread or virtual thread.
+bool isThreadBound(ForKind kind);
 
 struct StmtNode {
   StmtKind kind;

@@ -78,6 +78,25 @@ TEST(CpuCodegen, VectorAddWithParallelOuterAndVectorizedInnerLoop) {
     ASSERT_EQ(out[i], a[i] + b[i]) << i;
 }
 
+TEST(CpuCodegen, AThreadBoundLoopIsRefusedWithItsBinding) {
+  const te::Buffer out =
+      te::makeBuffer("Out", te::DataType::Float32, 64, te::BufferScope::Argument);
+  const te::Var t = te::makeVar("t");
+  const te::LoweredFunction gpuKernel{
+      "gpu_only",
+      {out},
+      te::makeFor(t, 64, te::ForKind::ThreadIdxX,
+                  te::makeStore(out, te::varExpr(t), te::floatImm(1.0)))};
+  try {
+    codegen::emitLlvmIr(gpuKernel, host());
+    FAIL() << "a threadIdx.x loop compiled for the CPU";
+  } catch (const Error& error) {
+    EXPECT_STREQ(
+        error.what(),
+        "kernel gpu_only: loop 't' is bound to threadIdx.x, which a CPU target cannot run");
+  }
+}
+
 TEST(CpuCodegen, VectorizedLoopBecomesVectorInstructions) {
   const std::string ir = codegen::emitLlvmIr(vectorAdd(), host());
   EXPECT_NE(ir.find("<16 x float>"), std::string::npos) << ir;

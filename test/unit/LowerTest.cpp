@@ -167,6 +167,25 @@ TEST(Lower, AnnotationsBecomeLoopKindsAndThePragmaSitsOnTheOutermostLoop) {
   EXPECT_TRUE(matchesReference(test, state));
 }
 
+TEST(Lower, ThreadBindingsBecomeBoundLoopsThatTheInterpreterRunsAsSerialOnes) {
+  // Ansor's GPU tiling of a matmul's spatial axes: blocks, virtual threads, threads.
+  const TestWorkload test = matmul(8, 32, 4);
+  const State state =
+      replay(test.workload,
+             {SplitStep{.stage = 0, .iterator = 1, .factors = {2, 8}},
+              ReorderStep{.stage = 0, .order = {0, 1, 2, 3, 4}},
+              AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX},
+              AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::BlockIdxY},
+              AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::VThread},
+              AnnotationStep{.stage = 0, .iterator = 3, .annotation = Annotation::ThreadIdxX}});
+  const std::string text = lowered(test, state);
+  EXPECT_TRUE(containsInOrder(
+      text, {"for C.i0 in 0..8 blockIdx.x:", "for C.i1.0 in 0..2 blockIdx.y:",
+             "for C.i1.1 in 0..2 vthread:", "for C.i1.2 in 0..8 threadIdx.x:", "for k in 0..4:"}))
+      << text;
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
 TEST(Lower, PadComputedAtTheConvolutionsWidthLoopNeedsOneWindow) {
   const TestWorkload test = paddedConvolution(2, 3, 5, 6);
   const State state =

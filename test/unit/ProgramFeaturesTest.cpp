@@ -238,6 +238,39 @@ TEST(ProgramFeatures, UnrolledAndParallelLoops) {
   EXPECT_FLOAT_EQ(f.values[ix::kNumLoops], slog(3));
 }
 
+TEST(ProgramFeatures, ThreadBindingsFillTheGpuGroupWithTheirExtents) {
+  // for b in 0..32 blockIdx.x: for v in 0..2 vthread: for t in 0..64 threadIdx.x:
+  //   Out[b*128 + v*64 + t] = In[b*128 + v*64 + t] + 1
+  const te::Buffer in = floats("In", 4096), out = floats("Out", 4096);
+  const te::Var b = te::makeVar("b"), v = te::makeVar("v"), t = te::makeVar("t");
+  const te::Expr index = at(b) * te::intImm(128) + at(v) * te::intImm(64) + at(t);
+  const te::Stmt body = te::makeFor(
+      b, 32, ForKind::BlockIdxX,
+      te::makeFor(
+          v, 2, ForKind::VThread,
+          te::makeFor(t, 64, ForKind::ThreadIdxX,
+                      te::makeStore(out, index, te::bufferLoad(in, index) + te::floatImm(1)))));
+  const StoreFeatures gpu = extractProgramFeatures({"f", {in, out}, body}).at(0);
+  EXPECT_EQ(gpu.values[ix::kIsGpu], 1.0f);
+  EXPECT_FLOAT_EQ(gpu.values[ix::kBlockIdxX], slog(32));
+  EXPECT_FLOAT_EQ(gpu.values[ix::kVthread], slog(2));
+  EXPECT_FLOAT_EQ(gpu.values[ix::kThreadIdxX], slog(64));
+  for (std::size_t unbound : {ix::kBlockIdxY, ix::kBlockIdxZ, ix::kThreadIdxY, ix::kThreadIdxZ})
+    EXPECT_EQ(gpu.values[unbound], 0.0f) << unbound;
+  expectAnnotation(gpu, ix::kParallel, 0, 0, 0, LoopPosition::None);
+
+  // The same nest with serial loops is a CPU program: the whole group is 0.
+  const te::Stmt serial = te::makeFor(
+      b, 32, ForKind::Serial,
+      te::makeFor(
+          v, 2, ForKind::Serial,
+          te::makeFor(t, 64, ForKind::Serial,
+                      te::makeStore(out, index, te::bufferLoad(in, index) + te::floatImm(1)))));
+  const StoreFeatures cpu = extractProgramFeatures({"f", {in, out}, serial}).at(0);
+  for (std::size_t feature = ix::kIsGpu; feature <= ix::kVthread; ++feature)
+    EXPECT_EQ(cpu.values[feature], 0.0f) << feature;
+}
+
 TEST(ProgramFeatures, FusedLoopIsMixed) {
   // One loop over a 4x8 tensor stored transposed: Out[(f % 8) * 4 + f / 8] = In[f].
   const te::Buffer in = floats("In", 32), out = floats("Out", 32);

@@ -136,6 +136,15 @@ TEST(ScheduleState, IllegalStepsAreRejectedWithTheirReason) {
       rejection(product, {},
                 AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::Parallel}),
       "cannot parallelize reduce iterator 'k' (iterations would race on the output)");
+  EXPECT_EQ(
+      rejection(product, {},
+                AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}),
+      "cannot bind reduce iterator 'k' to threadIdx.x (threads would race on the output)");
+  EXPECT_EQ(
+      rejection(product,
+                {AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX}},
+                AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::BlockIdxX}),
+      "stage 'C' already binds iterator 'C.i0' to blockIdx.x");
   EXPECT_EQ(rejection(product, {}, SplitStep{.stage = 0, .iterator = 0, .factors = {0}}),
             "split factor must be positive, got 0");
   EXPECT_EQ(rejection(product, {}, SplitStep{.stage = 0, .iterator = 0, .factors = {-2}}),
@@ -283,6 +292,23 @@ TEST(ScheduleStepJson, JsonFieldsHaveAFixedOrder) {
       R"({"step":"annotate","stage":1,"iterator":2,"annotation":"vectorize"})");
   EXPECT_EQ(toJson(Step{PragmaStep{.stage = 1, .iterator = 0, .autoUnrollMaxStep = 16}}).dump(),
             R"({"step":"pragma","stage":1,"iterator":0,"auto_unroll_max_step":16})");
+}
+
+TEST(ScheduleStepJson, ThreadBindingsUseTvmsThreadTagNames) {
+  const std::pair<Annotation, const char*> bindings[] = {
+      {Annotation::BlockIdxX, "blockIdx.x"},   {Annotation::BlockIdxY, "blockIdx.y"},
+      {Annotation::BlockIdxZ, "blockIdx.z"},   {Annotation::VThread, "vthread"},
+      {Annotation::ThreadIdxX, "threadIdx.x"}, {Annotation::ThreadIdxY, "threadIdx.y"},
+      {Annotation::ThreadIdxZ, "threadIdx.z"}};
+  for (const auto& [annotation, name] : bindings) {
+    const Step step = AnnotationStep{.stage = 0, .iterator = 1, .annotation = annotation};
+    const std::string text =
+        std::string(R"({"step":"annotate","stage":0,"iterator":1,"annotation":")") + name + "\"}";
+    EXPECT_EQ(toJson(step).dump(), text);
+    EXPECT_EQ(stepFromJson(nlohmann::json::parse(text)), step);
+    EXPECT_TRUE(isThreadBinding(annotation));
+  }
+  EXPECT_FALSE(isThreadBinding(Annotation::Parallel));
 }
 
 TEST(ScheduleStepJson, MalformedStepsAreErrorsNamingTheField) {

@@ -95,6 +95,15 @@ void KernelEmitter::emitFor(const te::StmtNode& loop) {
     else
       emitParallelFor(loop);
     break;
+  case te::ForKind::BlockIdxX:
+  case te::ForKind::BlockIdxY:
+  case te::ForKind::BlockIdxZ:
+  case te::ForKind::VThread:
+  case te::ForKind::ThreadIdxX:
+  case te::ForKind::ThreadIdxY:
+  case te::ForKind::ThreadIdxZ:
+    throw Error("kernel " + kernelName_ + ": loop '" + loop.loopVar->name + "' is bound to " +
+                te::forKindName(loop.forKind) + ", which a CPU target cannot run");
   }
   autoUnrollMaxStep_ = enclosingUnrollMaxStep;
 }
