@@ -3,7 +3,7 @@
 // for a later load of its address, and floor division of a loop index as an unsigned division.
 // Each kernel is also run and checked, since the numbering must never reuse a stale value.
 #include "CpuCodegenTestSupport.h"
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/LoopAnalysis.h"
 
 #include <gtest/gtest.h>
 #include <string>

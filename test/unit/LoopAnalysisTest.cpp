@@ -1,5 +1,5 @@
 // Analyses behind the CPU code generator's vectorization, outlining and unrolling decisions.
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/LoopAnalysis.h"
 
 #include <gtest/gtest.h>
 

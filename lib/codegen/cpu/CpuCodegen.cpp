@@ -4,24 +4,21 @@
 // printing or object emission.
 #include "codegen/cpu/CpuCodegen.h"
 
-#include "codegen/cpu/KernelEmitter.h"
 #include "codegen/cpu/LlvmInit.h"
+#include "codegen/llvm/KernelEmitter.h"
+#include "codegen/llvm/Optimize.h"
 #include "support/Error.h"
 #include "support/Stopwatch.h"
 
 #include <chrono>
-#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
-#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
-#include <llvm/TargetParser/Triple.h>
 #include <memory>
 
 namespace clustune::codegen {
@@ -48,38 +45,6 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CpuTarget& target
   return machine;
 }
 
-// LLVM's O3, less the passes that cost generated kernels more than they give them.
-// LoopLoadElimination forwards a store to a load of the next iteration; the kernels' register
-// tiles are unrolled straight-line code, so it hardly ever applies, but its loop-access
-// analysis is quadratic in the memory operations of a loop: 80-87% of O3 on the slowest
-// modules of a throughput run, and 15% of O3 over all of them (issue 14, docs/measurement.md).
-bool worthRunning(llvm::StringRef pass) {
-  return pass != "LoopLoadEliminationPass";
-}
-
-void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
-  llvm::LoopAnalysisManager loopAnalyses;
-  llvm::FunctionAnalysisManager functionAnalyses;
-  llvm::CGSCCAnalysisManager sccAnalyses;
-  llvm::ModuleAnalysisManager moduleAnalyses;
-  llvm::PassInstrumentationCallbacks instrumentation;
-  instrumentation.registerShouldRunOptionalPassCallback(
-      [](llvm::StringRef pass, llvm::Any) { return worthRunning(pass); });
-  llvm::PassBuilder passes(&machine, llvm::PipelineTuningOptions(), std::nullopt, &instrumentation);
-  // Registered first, so that the pass builder's defaults do not replace it: the C library of
-  // the target triple (expf, erff, ... are known and may be folded).
-  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(module.getTargetTriple()));
-  functionAnalyses.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
-  passes.registerModuleAnalyses(moduleAnalyses);
-  passes.registerCGSCCAnalyses(sccAnalyses);
-  passes.registerFunctionAnalyses(functionAnalyses);
-  passes.registerLoopAnalyses(loopAnalyses);
-  passes.crossRegisterProxies(loopAnalyses, functionAnalyses, sccAnalyses, moduleAnalyses);
-  llvm::ModulePassManager pipeline =
-      passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  pipeline.run(module, moduleAnalyses);
-}
-
 // A module with the context and machine it belongs to; members are destroyed in reverse
 // order, so the module goes before its context.
 struct Compilation {
@@ -99,7 +64,10 @@ Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& ta
   module.setTargetTriple(target.triple);
   module.setDataLayout(compilation.machine->createDataLayout());
 
-  KernelEmitter(module, target, *compilation.machine).emitKernel(function);
+  KernelEmitter(module,
+                {.cpu = target.cpu, .features = target.features, .vectorBits = target.vectorBits},
+                *compilation.machine)
+      .emitKernel(function);
 
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
@@ -109,7 +77,7 @@ Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& ta
   stages.emit = secondsSince(start);
   start = SteadyClock::now();
   if (optimized)
-    optimize(module, *compilation.machine);
+    optimizeModule(module, *compilation.machine);
   stages.optimize = secondsSince(start);
   return compilation;
 }

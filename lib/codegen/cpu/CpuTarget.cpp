@@ -1,6 +1,7 @@
 // See CpuTarget.h.
 #include "codegen/cpu/CpuTarget.h"
 
+#include "codegen/TargetFile.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Jsonl.h"
@@ -12,20 +13,6 @@
 #include <vector>
 
 namespace clustune::codegen {
-namespace {
-
-// requireField<int> would accept 512.7 and truncate it.
-int requireInteger(const nlohmann::json& description, const char* name,
-                   const ErrorContext& context) {
-  requireField<nlohmann::json>(description, name, context);
-  const nlohmann::json& value = description.at(name);
-  if (!value.is_number_integer())
-    throw Error(std::string("field '") + name + "' must be an integer", context);
-  return value.get<int>();
-}
-
-} // namespace
-
 CpuTarget hostCpuTarget() {
   CpuTarget target;
   target.triple = llvm::sys::getProcessTriple();
@@ -51,25 +38,15 @@ CpuTarget hostCpuTarget() {
 
 CpuTarget loadCpuTarget(const std::string& path) {
   const ErrorContext context{.file = displayPath(path)};
-  nlohmann::json description;
-  try {
-    description = nlohmann::json::parse(readFileBytes(path));
-  } catch (const nlohmann::json::exception& error) {
-    throw Error(std::string("not valid JSON: ") + error.what(), context);
-  }
-  if (!description.is_object())
-    throw Error("a target description must be a JSON object", context);
-
-  const auto kind = requireField<std::string>(description, "kind", context);
-  if (kind != "cpu")
-    throw Error("field 'kind' is \"" + kind + "\"; a CPU target needs \"cpu\"", context);
+  const nlohmann::json description = readTargetDescription(path);
+  requireTargetKind(description, "cpu", context);
 
   CpuTarget target;
   target.triple = requireField<std::string>(description, "triple", context);
   target.cpu = requireField<std::string>(description, "mcpu", context);
   target.features = requireField<std::string>(description, "features", context);
-  target.vectorBits = requireInteger(description, "vector_bits", context);
-  target.cores = requireInteger(description, "cores", context);
+  target.vectorBits = requireField<int>(description, "vector_bits", context);
+  target.cores = requireField<int>(description, "cores", context);
   if (target.triple.empty())
     throw Error("field 'triple' is empty", context);
   if (target.cpu.empty())

@@ -1,4 +1,4 @@
-// Analyses of the loop-nest IR (te::Stmt) that the CPU code generator needs before it emits
+// Analyses of the loop-nest IR (te::Stmt) that the code generators need before they emit
 // anything: how an index moves with a loop variable (contiguous, strided, broadcast or
 // irregular), whether a Vectorized loop may run its iterations in lock-step as vector lanes,
 // which values a parallel loop body captures from its surroundings, and how many statement

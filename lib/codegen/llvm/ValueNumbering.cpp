@@ -13,7 +13,7 @@
 //   (arguments are noalias, local buffers are allocations of their own), so a store to one
 //   buffer forgets only that buffer's loads, and then stands for a load of the same address
 //   and type. A parallel loop's launch may write anything and forgets everything.
-#include "codegen/cpu/KernelEmitter.h"
+#include "codegen/llvm/KernelEmitter.h"
 
 namespace clustune::codegen {
 

@@ -18,8 +18,8 @@
 //   unrolled loop instead selects the address and loads once: no branch, and no load that
 //   the program would not make (MemoryEmitter.cpp). A branch per element there made LLVM's
 //   LazyValueInfo take minutes (Inception-V3's last Concat, test/unit/CpuCodegenConcatTest.cpp).
-#include "codegen/cpu/KernelEmitter.h"
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/KernelEmitter.h"
+#include "codegen/llvm/LoopAnalysis.h"
 #include "support/Error.h"
 
 #include <algorithm>

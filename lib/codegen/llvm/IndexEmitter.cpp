@@ -10,7 +10,7 @@
 //   time is emitted, shared by the copies, and each copy adds its own constant;
 // - its operations are numbered (ValueNumbering.cpp), so copies share what they have in common.
 // Reassociating int64 index arithmetic is exact: indices never wrap.
-#include "codegen/cpu/KernelEmitter.h"
+#include "codegen/llvm/KernelEmitter.h"
 
 #include <algorithm>
 #include <cassert>

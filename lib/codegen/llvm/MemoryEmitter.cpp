@@ -3,8 +3,8 @@
 // element, or gathers and scatters of irregular lanes; and the load of a value chosen among
 // several buffers (Concat's chain over its inputs) from a selected address. Loads go through
 // the value numbering of ValueNumbering.cpp, and stores tell it what they wrote.
-#include "codegen/cpu/KernelEmitter.h"
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/KernelEmitter.h"
+#include "codegen/llvm/LoopAnalysis.h"
 
 #include <cassert>
 #include <llvm/Analysis/TargetTransformInfo.h>

@@ -1,5 +1,5 @@
 // See LoopAnalysis.h.
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/LoopAnalysis.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,9 +1,10 @@
-// Internal to lib/codegen/cpu (includes LLVM; never include it from a public header): the
-// translation of one te::LoweredFunction into LLVM IR functions of a module. Statements are
-// emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp, function frames (the kernel's
-// entry point and outlined parallel bodies) by FunctionEmitter.cpp, loads and stores by
-// MemoryEmitter.cpp, index sums by IndexEmitter.cpp; ValueNumbering.cpp shares what the copies
-// of an unrolled body compute alike.
+// Internal to lib/codegen (includes LLVM; never include it from a public header): the
+// translation of loop nests into LLVM IR functions of a module, shared by the CPU and CUDA back
+// ends. Statements are emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp, loads and
+// stores by MemoryEmitter.cpp, index sums by IndexEmitter.cpp; ValueNumbering.cpp shares what
+// the copies of an unrolled body compute alike. The function frames are each back end's: the
+// CPU entry point and outlined parallel bodies in cpu/CpuKernelFrame.cpp, CUDA kernels and
+// thread-bound loops in cuda/GpuKernelFrame.cpp.
 //
 // Vectorized loops run as vector lanes: while one is emitted, `lanes_` is set, the loop variable
 // is bound to the vector <base, base+1, ...>, and every expression yields either a scalar (the
@@ -11,9 +12,9 @@
 // differs between lanes become a lane mask that loads and stores honour.
 #pragma once
 
-#include "codegen/cpu/CpuTarget.h"
 #include "te/Stmt.h"
 
+#include <array>
 #include <functional>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -39,13 +40,33 @@ inline llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
   return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
 }
 
+// What the emitter needs to know of the machine it emits for.
+struct EmitTarget {
+  std::string cpu;      // the functions' target-cpu: an x86 CPU, or a GPU architecture (sm_90)
+  std::string features; // their target-features; may be empty
+  int vectorBits = 128; // the widest vectors the code should use
+  bool gpu = false;     // NVPTX: thread-bound loops read block and thread indices
+};
+
+// The launch of a GPU kernel: blocks and threads per block along x, y and z.
+struct GpuLaunch {
+  std::array<std::int64_t, 3> grid = {1, 1, 1};
+  std::array<std::int64_t, 3> block = {1, 1, 1};
+};
+
 class KernelEmitter {
 public:
-  // `machine` answers which vector memory operations the CPU has instructions for.
-  KernelEmitter(llvm::Module& module, const CpuTarget& target, const llvm::TargetMachine& machine);
+  // `machine` answers which vector memory operations the target has instructions for.
+  KernelEmitter(llvm::Module& module, EmitTarget target, const llvm::TargetMachine& machine);
 
-  // Emits `void <name>(void** arguments)` and the functions it needs into the module.
+  // CPU (cpu/CpuKernelFrame.cpp): emits `void <name>(void** arguments)` and the functions it
+  // needs into the module.
   void emitKernel(const te::LoweredFunction& function);
+
+  // GPU (cuda/GpuKernelFrame.cpp): emits the kernel `name(parameters...)` that runs `body` in
+  // every thread of `launch`.
+  void emitGpuKernel(const std::string& name, const te::Stmt& body,
+                     const std::vector<te::Buffer>& parameters, const GpuLaunch& launch);
 
 private:
   struct VectorLanes {
@@ -55,12 +76,14 @@ private:
     llvm::Value* mask;     // <width x i1> of active lanes; null when all are active
   };
 
-  // FunctionEmitter.cpp
+  // KernelEmitter.cpp
   llvm::Function* createFunction(llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage,
                                  const std::string& name);
   void addBufferParameterAttributes(llvm::Function* function, unsigned parameter,
                                     const te::BufferNode& buffer);
   void emitParallelFor(const te::StmtNode& loop);
+  // A loop bound to a block, thread or virtual thread; refused on the CPU.
+  void emitThreadBoundFor(const te::StmtNode& loop);
   llvm::AllocaInst* createEntryAlloca(llvm::Type* type, std::uint64_t count, unsigned alignment,
                                       const std::string& name);
   llvm::FunctionCallee runtimeFunction(const char* name, llvm::FunctionType* type);
@@ -157,7 +180,7 @@ private:
   llvm::Module& module_;
   llvm::LLVMContext& context_;
   llvm::IRBuilder<> builder_;
-  const CpuTarget& target_;
+  const EmitTarget target_;
   const llvm::TargetMachine& machine_;
   std::string kernelName_;
   llvm::Function* function_ = nullptr; // the function being emitted
@@ -174,6 +197,7 @@ private:
                                const llvm::Value*>;
   std::unordered_map<const te::BufferNode*, std::map<MemoryKey, llvm::Value*>> knownMemory_;
   int outlinedCount_ = 0;
+  GpuLaunch gpuLaunch_; // of the GPU kernel being emitted
 };
 
 } // namespace clustune::codegen

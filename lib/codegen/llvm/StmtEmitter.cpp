@@ -11,8 +11,8 @@
 //   ask LLVM's loop vectorizer to try.
 // - Allocate: up to kMaxStackBytes on the stack (an entry-block alloca, which LLVM can keep in
 //   registers), larger buffers with malloc/free around the body.
-#include "codegen/cpu/KernelEmitter.h"
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/KernelEmitter.h"
+#include "codegen/llvm/LoopAnalysis.h"
 #include "support/Error.h"
 
 #include <cassert>
@@ -102,8 +102,8 @@ void KernelEmitter::emitFor(const te::StmtNode& loop) {
   case te::ForKind::ThreadIdxX:
   case te::ForKind::ThreadIdxY:
   case te::ForKind::ThreadIdxZ:
-    throw Error("kernel " + kernelName_ + ": loop '" + loop.loopVar->name + "' is bound to " +
-                te::forKindName(loop.forKind) + ", which a CPU target cannot run");
+    emitThreadBoundFor(loop);
+    break;
   }
   autoUnrollMaxStep_ = enclosingUnrollMaxStep;
 }

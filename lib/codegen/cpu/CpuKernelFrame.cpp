@@ -1,5 +1,5 @@
-// Function frames for KernelEmitter (see KernelEmitter.h): the kernel's entry point and the
-// outlined bodies of parallel loops.
+// The CPU frames of KernelEmitter (see codegen/llvm/KernelEmitter.h): the kernel's entry point
+// and the outlined bodies of parallel loops.
 //
 // Each loop nest is emitted into an internal, always-inlined "body" function whose buffer
 // parameters are noalias and dereferenceable, and is reached through a thin wrapper: the entry
@@ -14,69 +14,14 @@
 // (arguments and local buffers) and the values of enclosing loop variables; loop variables
 // that are constants there (unrolled copies) are folded in instead. The closure lives in the
 // launching function's frame, which stays alive while clustune_parallel_for runs the chunks.
-#include "codegen/cpu/KernelEmitter.h"
-#include "codegen/cpu/LoopAnalysis.h"
+#include "codegen/llvm/KernelEmitter.h"
+#include "codegen/llvm/LoopAnalysis.h"
 #include "support/Error.h"
 
 #include <cassert>
 #include <set>
 
 namespace clustune::codegen {
-
-KernelEmitter::KernelEmitter(llvm::Module& module, const CpuTarget& target,
-                             const llvm::TargetMachine& machine)
-    : module_(module), context_(module.getContext()), builder_(context_), target_(target),
-      machine_(machine) {
-  // FMA contraction only: a*b+c may round once instead of twice. No reassociation, so float
-  // results do not depend on the schedule beyond what the schedule itself reorders.
-  llvm::FastMathFlags flags;
-  flags.setAllowContract(true);
-  builder_.setFastMathFlags(flags);
-}
-
-llvm::Function* KernelEmitter::createFunction(llvm::FunctionType* type,
-                                              llvm::GlobalValue::LinkageTypes linkage,
-                                              const std::string& name) {
-  auto* function = llvm::Function::Create(type, linkage, name, module_);
-  function->addFnAttr("target-cpu", target_.cpu);
-  if (!target_.features.empty())
-    function->addFnAttr("target-features", target_.features);
-  // Vector code of the schedule's width stays that wide instead of being split to the CPU
-  // model's preferred width (skylake-avx512 prefers 256 bits otherwise).
-  const std::string vectorBits = std::to_string(target_.vectorBits);
-  function->addFnAttr("prefer-vector-width", vectorBits);
-  function->addFnAttr("min-legal-vector-width", vectorBits);
-  function->setDoesNotThrow();
-  return function;
-}
-
-void KernelEmitter::addBufferParameterAttributes(llvm::Function* function, unsigned parameter,
-                                                 const te::BufferNode& buffer) {
-  function->addParamAttr(parameter, llvm::Attribute::NoAlias);
-  const std::uint64_t bytes =
-      module_.getDataLayout().getTypeAllocSize(storageType(buffer.dtype)).getFixedValue() *
-      static_cast<std::uint64_t>(std::max<std::int64_t>(buffer.elements, 0));
-  if (bytes > 0)
-    function->addDereferenceableParamAttr(parameter, bytes);
-  function->getArg(parameter)->setName(buffer.name);
-}
-
-llvm::AllocaInst* KernelEmitter::createEntryAlloca(llvm::Type* type, std::uint64_t count,
-                                                   unsigned alignment, const std::string& name) {
-  llvm::BasicBlock& entry = function_->getEntryBlock();
-  llvm::IRBuilder<> entryBuilder(&entry, entry.begin());
-  llvm::Type* allocated = count == 1 ? type : llvm::ArrayType::get(type, count);
-  llvm::AllocaInst* alloca = entryBuilder.CreateAlloca(allocated, nullptr, name);
-  alloca->setAlignment(llvm::Align(alignment));
-  return alloca;
-}
-
-llvm::FunctionCallee KernelEmitter::runtimeFunction(const char* name, llvm::FunctionType* type) {
-  llvm::FunctionCallee callee = module_.getOrInsertFunction(name, type);
-  if (auto* function = llvm::dyn_cast<llvm::Function>(callee.getCallee()))
-    function->setDoesNotThrow();
-  return callee;
-}
 
 void KernelEmitter::emitKernel(const te::LoweredFunction& kernel) {
   kernelName_ = kernel.name;

@@ -1,0 +1,215 @@
+// The CUDA code generator (codegen/cuda/CudaCodegen.h) without a GPU: how lowered functions
+// with thread bindings split into kernels and launches, what it refuses, the NVPTX IR of a
+// kernel, and PTX that ptxas assembles for sm_90 (where the CUDA toolkit is installed; the
+// test is skipped elsewhere). Whether the kernels compute the right values is checked on a GPU
+// by the device tests (docs/cuda.md).
+#include "codegen/cuda/CudaCodegen.h"
+
+#include "ScheduleTestSupport.h"
+#include "codegen/cuda/KernelPlan.h"
+#include "support/Error.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace clustune;
+using namespace clustune::schedule;
+using namespace clustune::schedule::testing;
+using codegen::CudaTarget;
+
+namespace {
+
+CudaTarget h200() {
+  return codegen::loadCudaTarget(std::string(CLUSTUNE_SOURCE_DIR) +
+                                 "/configs/targets/nvidia-h200.json");
+}
+
+// C[i, j] = sum_k A[i, k] B[k, j] with i on blocks along x, j split into blocks along y,
+// virtual threads and threads.
+te::LoweredFunction boundMatmul(std::int64_t m, std::int64_t n, std::int64_t threads) {
+  const TestWorkload test = matmul(m, n, 16);
+  const State state =
+      replay(test.workload,
+             {SplitStep{.stage = 0, .iterator = 1, .factors = {2, threads}},
+              AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX},
+              AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::BlockIdxY},
+              AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::VThread},
+              AnnotationStep{.stage = 0, .iterator = 3, .annotation = Annotation::ThreadIdxX}});
+  return lower(test.workload, state, "matmul");
+}
+
+// Softmax with every stage's rows on blocks and its columns (where it has spatial ones) on
+// threads: four kernels, three root buffers between them.
+te::LoweredFunction boundSoftmax() {
+  const TestWorkload test = softmax(8, 64);
+  std::vector<Step> steps;
+  for (int stage = 0; stage < 4; ++stage) {
+    steps.push_back(
+        AnnotationStep{.stage = stage, .iterator = 0, .annotation = Annotation::BlockIdxX});
+    if (stage % 2 == 1)
+      steps.push_back(
+          AnnotationStep{.stage = stage, .iterator = 1, .annotation = Annotation::ThreadIdxX});
+  }
+  return lower(test.workload, replay(test.workload, steps), "softmax");
+}
+
+std::string refusal(const te::LoweredFunction& function, const CudaTarget& target = h200()) {
+  try {
+    codegen::cuda::planKernels(function, target);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
+std::string findPtxas() {
+  for (const char* directory : {"/usr/local/cuda/bin", "/usr/bin"})
+    if (std::filesystem::exists(std::filesystem::path(directory) / "ptxas"))
+      return std::string(directory) + "/ptxas";
+  return "";
+}
+
+bool hasLibdevice() {
+  return std::filesystem::exists("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc") ||
+         std::getenv("CLUSTUNE_LIBDEVICE") || std::getenv("CUDA_HOME");
+}
+
+// ptxas's exit status on `ptx`, with its messages in `log`.
+int assemble(const std::string& ptxas, const std::string& ptx, const std::string& arch,
+             std::string& log) {
+  const auto directory =
+      std::filesystem::temp_directory_path() / ("clustune-ptxas-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "kernel.ptx") << ptx;
+  const std::string command = ptxas + " -arch=" + arch + " " + (directory / "kernel.ptx").string() +
+                              " -o " + (directory / "kernel.cubin").string() + " > " +
+                              (directory / "log.txt").string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream stream(directory / "log.txt");
+  log.assign(std::istreambuf_iterator<char>(stream), {});
+  std::filesystem::remove_all(directory);
+  return status;
+}
+
+} // namespace
+
+TEST(CudaTarget, ShippedGpusLoad) {
+  const CudaTarget target = h200();
+  EXPECT_EQ(target.arch, "sm_90");
+  EXPECT_EQ(target.smCount, 132);
+  EXPECT_EQ(target.maxThreadsPerBlock, 1024);
+  const CudaTarget a100 = codegen::loadCudaTarget(std::string(CLUSTUNE_SOURCE_DIR) +
+                                                  "/configs/targets/nvidia-a100.json");
+  EXPECT_EQ(a100.arch, "sm_80");
+  EXPECT_EQ(
+      codegen::targetKind(std::string(CLUSTUNE_SOURCE_DIR) + "/configs/targets/x86_64-avx2.json"),
+      "cpu");
+  EXPECT_THROW(codegen::loadCudaTarget(std::string(CLUSTUNE_SOURCE_DIR) +
+                                       "/configs/targets/x86_64-avx2.json"),
+               Error);
+}
+
+TEST(CudaKernelPlan, BoundLoopsGiveTheLaunch) {
+  const auto plan = codegen::cuda::planKernels(boundMatmul(8, 256, 64), h200());
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_TRUE(plan.workspace.empty());
+  const codegen::CudaLaunch& launch = plan.kernels[0].launch;
+  EXPECT_EQ(launch.kernel, "matmul_kernel0");
+  EXPECT_EQ(launch.grid, (std::array<std::int64_t, 3>{8, 2, 1}));
+  EXPECT_EQ(launch.block, (std::array<std::int64_t, 3>{64, 1, 1}));
+}
+
+TEST(CudaKernelPlan, EachRootStatementIsAKernelAndRootBuffersAreWorkspace) {
+  const auto plan = codegen::cuda::planKernels(boundSoftmax(), h200());
+  ASSERT_EQ(plan.kernels.size(), 4u);
+  ASSERT_EQ(plan.workspace.size(), 3u);
+  EXPECT_EQ(plan.workspace[0]->name, "M");
+  EXPECT_EQ(plan.kernels[0].launch.grid[0], 8);
+  EXPECT_EQ(plan.kernels[0].launch.block[0], 1);
+  EXPECT_EQ(plan.kernels[1].launch.block[0], 64);
+  EXPECT_EQ(plan.kernels[3].launch.kernel, "softmax_kernel3");
+}
+
+TEST(CudaKernelPlan, RefusesWhatItCannotLaunchOrLower) {
+  EXPECT_EQ(refusal(boundMatmul(8, 4096, 2048)),
+            "kernel matmul_kernel0: 2048 threads along x, more than CUDA's 1024");
+  CudaTarget small = h200();
+  small.maxThreadsPerBlock = 32;
+  EXPECT_EQ(refusal(boundMatmul(8, 256, 64), small),
+            "kernel matmul_kernel0: 64 threads per block, more than the target's 32");
+
+  const TestWorkload product = matmul(8, 8, 4);
+  EXPECT_EQ(
+      refusal(lower(
+          product.workload,
+          replay(product.workload,
+                 {AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::Parallel}}),
+          "f")),
+      "kernel f_kernel0: loop 'C.i0' is a CPU parallel loop; on a GPU, bind it to blockIdx "
+      "or threadIdx");
+  EXPECT_EQ(
+      refusal(lower(
+          product.workload,
+          replay(product.workload,
+                 {AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::ThreadIdxX},
+                  AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::BlockIdxX}}),
+          "f")),
+      "kernel f_kernel0: loop 'C.i1' is bound to blockIdx.x inside a thread loop");
+
+  // A stage computed per block whose loops are bound to threads would need shared memory.
+  const TestWorkload chain = elementwiseChain(4, 32);
+  const State shared =
+      replay(chain.workload,
+             {ComputeInlineStep{.stage = 1},
+              AnnotationStep{.stage = 2, .iterator = 0, .annotation = Annotation::BlockIdxX},
+              ComputeAtStep{.stage = 0, .targetStage = 2, .targetIterator = 0},
+              AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+              AnnotationStep{.stage = 2, .iterator = 1, .annotation = Annotation::ThreadIdxX}});
+  EXPECT_EQ(refusal(lower(chain.workload, shared, "f")),
+            "kernel f_kernel0: buffer 'T1' is computed for a whole block and shared by its "
+            "threads; that needs shared memory and barriers, which the CUDA back end does not "
+            "lower yet");
+}
+
+TEST(CudaCodegen, KernelsReadTheirIndicesFromSpecialRegisters) {
+  const std::string ir = codegen::emitNvptxIr(boundMatmul(8, 256, 64), h200(), false);
+  EXPECT_NE(ir.find("define ptx_kernel void @matmul_kernel0("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@llvm.nvvm.read.ptx.sreg.ctaid.x()"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@llvm.nvvm.read.ptx.sreg.ctaid.y()"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("@llvm.nvvm.read.ptx.sreg.tid.x()"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("!\"maxntidx\", i32 64"), std::string::npos) << ir;
+}
+
+TEST(CudaCodegen, PtxAssemblesForSm90) {
+  const codegen::CudaModule module = codegen::compileToPtx(boundMatmul(8, 256, 64), h200());
+  EXPECT_NE(module.ptx.find(".target sm_90"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find(".entry matmul_kernel0"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("%tid.x"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("ld.global"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("st.global"), std::string::npos) << module.ptx;
+  const std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log << module.ptx;
+}
+
+TEST(CudaCodegen, MathFunctionsComeFromLibdevice) {
+  if (!hasLibdevice())
+    GTEST_SKIP() << "no libdevice: the CUDA toolkit is not installed";
+  const codegen::CudaModule module = codegen::compileToPtx(boundSoftmax(), h200());
+  ASSERT_EQ(module.launches.size(), 4u);
+  ASSERT_EQ(module.workspace.size(), 3u);
+  EXPECT_EQ(module.workspace[1].bytes, 8 * 64 * 4); // E
+  // __nv_expf, inlined: an ex2 instruction, no call left.
+  EXPECT_NE(module.ptx.find("ex2.approx"), std::string::npos) << module.ptx;
+  EXPECT_EQ(module.ptx.find("call"), std::string::npos) << module.ptx;
+  const std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    GTEST_SKIP() << "no ptxas";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log;
+}
