@@ -1,0 +1,84 @@
+// The CUDA driver API, loaded at run time with dlopen("libcuda.so.1") (DESIGN §4.5): nothing
+// links against the driver, so every tool runs on a machine without a GPU and says clearly,
+// in one clustune::Error, that CUDA is unavailable there. Only the calls that loading,
+// launching and timing kernels need are bound; the driver's types stay in CudaDriver.cpp.
+//
+// Not yet run on a GPU: the sessions so far had none (docs/cuda.md). On a machine without a
+// driver, and against CUDA's stub library, the loading and its errors are tested.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clustune::runtime::cuda {
+
+struct CudaDevice {
+  int ordinal = 0;
+  std::string name;
+  int computeCapabilityMajor = 0, computeCapabilityMinor = 0;
+  int smCount = 0;
+  int maxThreadsPerBlock = 0;
+  int maxSharedMemoryPerBlock = 0;
+};
+
+class CudaDriver {
+public:
+  // Loads the driver (`library`, or libcuda.so.1 from the loader's search path) and
+  // initialises it. Throws clustune::Error saying why CUDA is unavailable: no driver library,
+  // a library without the driver API, CUDA's stub library (which the toolkit ships for
+  // linking, not for running), or cuInit's own error (no device, a driver too old).
+  static std::unique_ptr<CudaDriver> open(const std::string& library = "libcuda.so.1");
+  ~CudaDriver();
+  CudaDriver(const CudaDriver&) = delete;
+  CudaDriver& operator=(const CudaDriver&) = delete;
+
+  int driverVersion() const; // e.g. 13000 for CUDA 13.0
+  std::vector<CudaDevice> devices() const;
+
+  // A context on `device` (its primary context), current on the calling thread until the
+  // session ends. Launches, copies and timing go through it.
+  class Session;
+  std::unique_ptr<Session> session(int device);
+
+  struct Functions; // the driver's entry points, in CudaDriver.cpp
+
+private:
+  CudaDriver(void* handle, std::unique_ptr<Functions> functions);
+  void* handle_;
+  std::unique_ptr<Functions> functions_;
+};
+
+class CudaDriver::Session {
+public:
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Device memory; 0 is never a valid allocation.
+  std::uint64_t allocate(std::size_t bytes);
+  void free(std::uint64_t address);
+  void copyToDevice(std::uint64_t destination, const void* source, std::size_t bytes);
+  void copyToHost(void* destination, std::uint64_t source, std::size_t bytes);
+
+  // Loads PTX text (the driver JIT-compiles it for the device) and returns a module handle.
+  void* loadModule(const std::string& ptx);
+  void unloadModule(void* module);
+  // Launches `kernel` of `module` with one device pointer per parameter, and waits for it.
+  // Returns the kernel's time in milliseconds, measured with CUDA events around the launch.
+  float launch(void* module, const std::string& kernel, const std::array<std::int64_t, 3>& grid,
+               const std::array<std::int64_t, 3>& block,
+               const std::vector<std::uint64_t>& pointers);
+
+private:
+  friend class CudaDriver;
+  Session(const Functions& functions, int device, void* context);
+  const Functions& functions_;
+  int device_;
+  void* context_;
+};
+
+} // namespace clustune::runtime::cuda
