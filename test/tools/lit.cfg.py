@@ -1,7 +1,9 @@
 # lit configuration for the tool tests: each .test file is a shell script of RUN lines checked
 # with FileCheck. %inputs are the small hand-made ONNX files, %models the shipped corpus, %data
 # the shipped measured datasets and %scripts the project's scripts.
+import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import lit.formats
@@ -24,6 +26,7 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 config.substitutions.append(("%models", os.path.join(config.clustune_source_dir, "models")))
 config.substitutions.append(("%data", os.path.join(config.clustune_source_dir, "data")))
 config.substitutions.append(("%scripts", os.path.join(config.clustune_source_dir, "scripts")))
+config.substitutions.append(("%targets", os.path.join(config.clustune_source_dir, "configs", "targets")))
 
 config.substitutions.append(("%python", sys.executable))
 
@@ -39,3 +42,16 @@ for module in ("onnxruntime", "onnx", "numpy"):
 if subprocess.run(["sh", "-c", "unshare -rm sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp'"],
                   capture_output=True).returncode == 0:
     config.available_features.add("private-tmpfs")
+
+# The CUDA toolkit's ptxas checks generated PTX where it is installed; tests of the message for
+# a machine without the NVIDIA driver run only where there is none.
+ptxas = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas"
+                                  if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

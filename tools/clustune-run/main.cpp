@@ -3,17 +3,24 @@
 // reports latency; --check compares the outputs with a reference (executor/ReferenceKernel.h).
 //   clustune-run MODEL.onnx [--batch N] [--log tuning.jsonl] [--repeat R] [--threads T]
 //                [--check] [--per-task] [--seed S] [--save-weights FILE.onnx] [--json]
+//   clustune-run MODEL.onnx --target configs/targets/nvidia-h200.json --emit-ptx DIR [--json]
+// With a CUDA target the kernels' PTX can be written (no GPU needed); running on the GPU is not
+// built yet, and a machine without the NVIDIA driver says so first.
 #include "codegen/cpu/CpuTarget.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "executor/CompiledKernel.h"
 #include "executor/ModelBenchmark.h"
+#include "executor/PtxExport.h"
 #include "executor/ReferenceKernel.h"
 #include "executor/TuningLog.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"
 #include "onnx/Importer.h"
+#include "onnx/ModelTasks.h"
 #include "onnx/ModelWriter.h"
 #include "onnx/TensorFile.h"
 #include "runtime/ThreadPool.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "support/Error.h"
 #include "support/Random.h"
 #include "support/Statistics.h"
@@ -42,6 +49,42 @@ std::vector<te::TensorData> randomInputs(const graph::Graph& model, std::uint64_
   return inputs;
 }
 
+// The CUDA target: every task's PTX into `directory`, with the tuning log's schedules where it
+// has them.
+int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& options,
+            const std::string& targetPath, const std::string& logPath, const std::string& directory,
+            bool json) {
+  const codegen::CudaTarget target = codegen::loadCudaTarget(targetPath);
+  const onnx_import::ModelTasks model = onnx_import::partitionModelFile(modelPath, options);
+  std::map<std::string, executor::BestRecord> best;
+  if (!logPath.empty())
+    best = executor::readBestSchedules(logPath);
+  const nlohmann::ordered_json tasks = executor::exportPtx(
+      model.tasks, target,
+      [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
+        auto found = best.find(key);
+        return found == best.end() ? std::nullopt : std::optional(found->second.steps);
+      },
+      directory);
+  std::size_t kernels = 0, tuned = 0;
+  for (const auto& task : tasks) {
+    kernels += task["kernels"].size();
+    tuned += task["tuned"].get<bool>() ? 1 : 0;
+  }
+  if (json) {
+    nlohmann::ordered_json result{{"model", model.model},  {"arch", target.arch},
+                                  {"tasks", tasks.size()}, {"kernels", kernels},
+                                  {"tuned_tasks", tuned},  {"directory", directory},
+                                  {"per_task", tasks}};
+    std::printf("%s\n", result.dump().c_str());
+  } else {
+    std::printf("model %s: %zu tasks (%zu tuned), %zu kernels of PTX for %s in %s\n",
+                model.model.c_str(), tasks.size(), tuned, kernels, target.arch.c_str(),
+                directory.c_str());
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -54,7 +97,7 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool check = false, perTask = false, json = false, noIsolation = false;
   double checkInterpreterMflops = 50;
-  std::string saveTensorsDirectory, inputsDirectory;
+  std::string saveTensorsDirectory, inputsDirectory, emitPtxDirectory;
   app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
       ->check(CLI::PositiveNumber);
@@ -90,11 +133,24 @@ int main(int argc, char** argv) {
   app.add_option("--inputs", inputsDirectory,
                  "Read the model inputs from input_<i>.pb (TensorProto files) in this folder "
                  "instead of generating them");
+  app.add_option("--emit-ptx", emitPtxDirectory,
+                 "With a CUDA --target: write every task's PTX as DIR/<task key>.ptx instead of "
+                 "running (needs no GPU)");
   app.add_flag("--json", json, "Print one JSON object instead of a report");
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {
     const auto options = onnx_import::importOptionsFromFlags(batch, inputShapes);
+    const bool cuda = targetName != "host" && codegen::targetKind(targetName) == "cuda";
+    if (!emitPtxDirectory.empty() && !cuda)
+      throw Error("--emit-ptx needs a CUDA --target, such as configs/targets/nvidia-h200.json");
+    if (cuda) {
+      if (!emitPtxDirectory.empty())
+        return emitPtx(modelPath, options, targetName, logPath, emitPtxDirectory, json);
+      runtime::cuda::CudaDriver::open(); // says why CUDA is unavailable on this machine
+      throw Error("running a model on a CUDA target is not built yet; --emit-ptx DIR writes the "
+                  "PTX of its kernels");
+    }
     const codegen::CpuTarget target =
         targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
     runtime::ThreadPool::global().setThreadCount(threads);

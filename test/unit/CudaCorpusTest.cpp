@@ -1,0 +1,127 @@
+// The CUDA back end over the whole corpus, without a GPU: every task of the shipped dataset
+// (the 13 networks' 407 tasks) with its default GPU schedule compiles to PTX that ptxas accepts
+// for sm_90, and on the smaller tasks that schedule computes in the loop interpreter what the
+// naive schedule computes.
+#include "codegen/cuda/CudaCodegen.h"
+#include "graph/TaskFile.h"
+#include "measure/SeededInputs.h"
+#include "schedule/DefaultGpuSchedule.h"
+#include "schedule/LoopInterpreter.h"
+#include "schedule/Lower.h"
+#include "schedule/NaiveSchedule.h"
+#include "schedule/State.h"
+#include "support/Error.h"
+#include "te/LowerTask.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace clustune;
+
+namespace {
+
+std::vector<graph::Task> corpusTasks() {
+  const std::string source = std::string(CLUSTUNE_SOURCE_DIR) + "/data/cpu-znver5/tasks.jsonl.gz";
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("clustune-cuda-corpus-" + std::to_string(::getpid()) + ".jsonl"))
+                               .string();
+  if (std::system(("zcat '" + source + "' > '" + path + "'").c_str()) != 0)
+    throw Error("cannot decompress " + source);
+  std::vector<graph::Task> tasks = graph::readTaskFile(path);
+  std::filesystem::remove(path);
+  return tasks;
+}
+
+te::LoweredFunction lowered(const te::Workload& workload,
+                            const std::vector<schedule::Step>& steps) {
+  return schedule::lower(workload, schedule::replay(workload, steps), "task");
+}
+
+std::vector<te::TensorData> interpret(const te::LoweredFunction& function,
+                                      std::vector<te::TensorData> inputs,
+                                      const te::Workload& workload) {
+  std::vector<te::TensorData> outputs;
+  for (const te::Tensor& output : workload.outputs)
+    outputs.emplace_back(output->dtype, output->shape);
+  std::vector<te::TensorData*> arguments;
+  for (te::TensorData& input : inputs)
+    arguments.push_back(&input);
+  for (te::TensorData& output : outputs)
+    arguments.push_back(&output);
+  schedule::runLoweredFunction(function, arguments);
+  return outputs;
+}
+
+} // namespace
+
+TEST(CudaCorpus, EveryTasksDefaultGpuScheduleGivesPtxThatPtxasAccepts) {
+  const std::vector<graph::Task> tasks = corpusTasks();
+  ASSERT_EQ(tasks.size(), 407u);
+  const codegen::CudaTarget target = codegen::loadCudaTarget(std::string(CLUSTUNE_SOURCE_DIR) +
+                                                             "/configs/targets/nvidia-h200.json");
+  const auto directory =
+      std::filesystem::temp_directory_path() / ("clustune-cuda-ptx-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  std::size_t kernels = 0;
+  for (const graph::Task& task : tasks) {
+    SCOPED_TRACE("task " + task.key + " (" + task.anchor + ")");
+    const te::Workload workload = te::lowerTask(task);
+    const codegen::CudaModule module = codegen::compileToPtx(
+        lowered(workload, schedule::defaultGpuSchedule(workload, {})), target);
+    ASSERT_FALSE(module.launches.empty());
+    kernels += module.launches.size();
+    for (const codegen::CudaLaunch& launch : module.launches)
+      EXPECT_NE(module.ptx.find(".entry " + launch.kernel), std::string::npos);
+    std::ofstream(directory / (task.key + ".ptx")) << module.ptx;
+  }
+  EXPECT_GE(kernels, tasks.size());
+
+  const std::string ptxas = "/usr/local/cuda/bin/ptxas";
+  if (!std::filesystem::exists(ptxas)) {
+    std::filesystem::remove_all(directory);
+    GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
+  }
+  // One shell for all modules; it names the ones ptxas refuses.
+  const std::string log = (directory / "refused.txt").string();
+  const std::string command = "cd '" + directory.string() + "' && for f in *.ptx; do " + ptxas +
+                              " -arch=sm_90 \"$f\" -o /dev/null > \"$f.log\" 2>&1 || echo \"$f\" "
+                              ">> '" +
+                              log + "'; done";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream refused(log);
+  std::string first;
+  EXPECT_FALSE(std::getline(refused, first)) << "ptxas refused " << first;
+  std::filesystem::remove_all(directory);
+}
+
+TEST(CudaCorpus, DefaultGpuSchedulesComputeWhatTheNaiveScheduleComputes) {
+  std::size_t checked = 0;
+  for (const graph::Task& task : corpusTasks()) {
+    if (task.flops > 1'000'000)
+      continue; // the interpreter runs a few million operations a second
+    SCOPED_TRACE("task " + task.key + " (" + task.anchor + ")");
+    const te::Workload workload = te::lowerTask(task);
+    const std::vector<te::TensorData> inputs =
+        measure::generateInputs(measure::argumentSpecs(task, workload), 7);
+    const auto gpu =
+        interpret(lowered(workload, schedule::defaultGpuSchedule(workload, {})), inputs, workload);
+    const auto naive =
+        interpret(lowered(workload, schedule::naiveSchedule(workload)), inputs, workload);
+    ASSERT_EQ(gpu.size(), naive.size());
+    for (std::size_t output = 0; output < gpu.size(); ++output)
+      for (std::int64_t e = 0; e < gpu[output].elements(); ++e) {
+        const double a = gpu[output].get(e), b = naive[output].get(e);
+        ASSERT_TRUE(a == b || std::fabs(a - b) <= 1e-5 * (1 + std::fabs(b)) ||
+                    (std::isnan(a) && std::isnan(b)))
+            << "output " << output << " element " << e << ": " << a << " vs " << b;
+      }
+    ++checked;
+  }
+  EXPECT_GE(checked, 120u); // 123 of the 407 tasks are this small
+  std::printf("checked %zu tasks\n", checked);
+}
