@@ -8,6 +8,7 @@
 #include "codegen/llvm/KernelEmitter.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cassert>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <set>
@@ -103,9 +104,15 @@ void KernelEmitter::emitThreadBoundFor(const te::StmtNode& loop) {
     throw Error("kernel " + kernelName_ + ": loop '" + loop.loopVar->name + "' is bound to " +
                 te::forKindName(loop.forKind) + " inside a vectorized loop");
   // Virtual threads interleave within one thread: their copies are independent work for the
-  // instruction scheduler, as TVM's vthread injection makes them.
+  // instruction scheduler, as TVM's vthread injection makes them. The copies share the stage's
+  // auto_unroll_max_step, so that a thread's unrolled code stays within it (eight copies of a
+  // 1024-step body of libdevice exp took LLVM minutes).
   if (loop.forKind == te::ForKind::VThread) {
+    const int enclosingUnrollMaxStep = autoUnrollMaxStep_;
+    autoUnrollMaxStep_ =
+        static_cast<int>(autoUnrollMaxStep_ / std::max<std::int64_t>(loop.extent, 1));
     emitUnrolledFor(loop);
+    autoUnrollMaxStep_ = enclosingUnrollMaxStep;
     return;
   }
   llvm::Value* index =

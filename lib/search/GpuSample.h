@@ -1,0 +1,35 @@
+// Random GPU schedules of a workload: Ansor's multi-level tiling for GPUs ("SSSRRSRS"), without
+// shared memory yet. Each stage left at root after inlining (outputs and reductions) splits
+// every spatial axis into five levels and every reduce axis into three, and orders them
+//   S0 S1 S2 R0 R1 S3 R2 S4
+// with the S0 parts of all spatial axes fused and bound to blockIdx.x, the S1 parts to vthread
+// and the S2 parts to threadIdx.x; the other levels run inside each thread, and the stage gets a
+// random auto_unroll_max_step. Factors divide their axes exactly, the threads of a block stay
+// within the target's limit and a thread's virtual threads within kMaxVirtualThreads. This is
+// what the GPU search space will start from (issue 17); GPU sketches with cache_read into
+// shared memory come with barriers.
+#pragma once
+
+#include "schedule/Step.h"
+#include "te/Tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace clustune::search {
+
+struct GpuSampleOptions {
+  int maxThreadsPerBlock = 1024;
+};
+
+inline constexpr int kMaxVirtualThreads = 8;
+// Ansor's auto_unroll_max_step choices for GPUs.
+inline constexpr int kGpuAutoUnrollChoices[] = {0, 16, 64, 512, 1024};
+
+// Up to `count` distinct schedules (by their JSON), candidate i drawn from Rng(seed).fork(i);
+// fewer when the space is smaller. Each replays and lowers.
+std::vector<std::vector<schedule::Step>> sampleGpu(const te::Workload& workload, int count,
+                                                   std::uint64_t seed,
+                                                   const GpuSampleOptions& options = {});
+
+} // namespace clustune::search
