@@ -121,7 +121,7 @@ TEST(CudaCorpus, EveryTasksDefaultGpuScheduleAndSomeSampledOnesGivePtxThatPtxasA
 }
 
 // Five sampled schedules of every task: about 10 minutes on 2 cores, so outside the default
-// run; `clustune-unit-tests --gtest_also_run_disabled_tests --gtest_filter='*FiveSampled*'`.
+// run and ctest; `ninja check-cuda-corpus` runs it.
 TEST(CudaCorpus, DISABLED_FiveSampledGpuSchedulesOfEveryTaskGivePtxThatPtxasAccepts) {
   expectPtxasAcceptsCorpus([](std::size_t) { return 5; });
 }
