@@ -21,7 +21,7 @@ std::string kernelName(const graph::Task& task) {
 
 } // namespace
 
-BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& target) {
+BuildResult buildCandidate(const MeasureInput& input, const BuildTarget& target) {
   const auto start = SteadyClock::now();
   BuildResult result;
   result.functionName = kernelName(input.task);
@@ -38,21 +38,26 @@ BuildResult buildCandidate(const MeasureInput& input, const codegen::CpuTarget& 
     if (result.ok()) {
       const te::LoweredFunction function =
           injectFault(schedule::lower(workload, state, result.functionName), input.fault);
-      result.objectBytes = codegen::compileToObject(function, target);
+      if (const auto* gpu = std::get_if<codegen::CudaTarget>(&target))
+        result.gpu = codegen::compileToPtx(function, *gpu);
+      else
+        result.objectBytes =
+            codegen::compileToObject(function, std::get<codegen::CpuTarget>(target));
     }
   } catch (const std::exception& error) {
     result.error = errors::kCompile;
     result.errorDetail = error.what();
   }
-  if (!result.ok())
+  if (!result.ok()) {
     result.objectBytes.clear();
+    result.gpu = {};
+  }
   result.compileSeconds = secondsSince(start);
   return result;
 }
 
-std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs,
-                               const codegen::CpuTarget& target, int parallelism,
-                               double timeoutSeconds) {
+std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs, const BuildTarget& target,
+                               int parallelism, double timeoutSeconds) {
   if (timeoutSeconds > 0)
     return buildInChildProcesses(inputs, target, parallelism, timeoutSeconds);
   std::vector<BuildResult> results(inputs.size());

@@ -32,8 +32,8 @@ struct BuildProcess {
 // In the child: build each candidate whose index arrives, answer with its BuildResult, and exit
 // when the parent closes the socket, without running the parent's exit handlers or flushing its
 // stdio buffers (both belong to the parent).
-[[noreturn]] void serveBuilds(const std::vector<MeasureInput>& inputs,
-                              const codegen::CpuTarget& target, int fd) {
+[[noreturn]] void serveBuilds(const std::vector<MeasureInput>& inputs, const BuildTarget& target,
+                              int fd) {
   std::string request;
   try {
     while (readFrame(fd, request) == FrameStatus::Ok) {
@@ -52,7 +52,7 @@ struct BuildProcess {
 
 // `siblings` are the parent's ends of the other children's sockets: the new child closes its
 // copies, or a sibling would never see the end of file that tells it to exit.
-BuildProcess startProcess(const std::vector<MeasureInput>& inputs, const codegen::CpuTarget& target,
+BuildProcess startProcess(const std::vector<MeasureInput>& inputs, const BuildTarget& target,
                           const std::vector<int>& siblings) {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
@@ -148,7 +148,7 @@ struct ProcessReaper {
 } // namespace
 
 std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& inputs,
-                                               const codegen::CpuTarget& target, int parallelism,
+                                               const BuildTarget& target, int parallelism,
                                                double timeoutSeconds) {
   std::vector<BuildResult> results(inputs.size());
   const std::size_t slots =

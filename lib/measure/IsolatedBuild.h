@@ -22,7 +22,7 @@ namespace clustune::measure {
 
 // Results in input order. Throws clustune::Error when no child process can be created.
 std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& inputs,
-                                               const codegen::CpuTarget& target, int parallelism,
+                                               const BuildTarget& target, int parallelism,
                                                double timeoutSeconds);
 
 } // namespace clustune::measure

@@ -8,6 +8,7 @@
 #include "te/LowerTask.h"
 
 #include <algorithm>
+#include <iterator>
 #include <spdlog/spdlog.h>
 
 namespace clustune::measure {
@@ -145,8 +146,10 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
         input.fault = fault->second;
   }
   // The naive kernels of tasks whose reference will be needed are built with the batch, on the
-  // same cores, instead of one by one when the first candidate is checked.
+  // same cores, instead of one by one when the first candidate is checked. They run on the CPU
+  // whatever the candidates' target.
   std::vector<MeasureInput> toBuild = faults_.empty() ? inputs : std::move(planted);
+  std::vector<MeasureInput> naiveToBuild;
   std::vector<std::string> naiveKeys;
   if (options_.checkCorrectness)
     for (const MeasureInput& input : inputs) {
@@ -155,7 +158,7 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
           std::find(naiveKeys.begin(), naiveKeys.end(), key) != naiveKeys.end())
         continue;
       try {
-        toBuild.push_back(naiveCandidate(input.task));
+        naiveToBuild.push_back(naiveCandidate(input.task));
         naiveKeys.push_back(key);
       } catch (const std::exception&) {
         // A task that does not lower fails as a candidate; its reference says why later.
@@ -164,7 +167,19 @@ std::vector<MeasureResult> Measurer::measure(const std::vector<MeasureInput>& in
   std::vector<BuildResult> built;
   {
     ScopedSeconds timed(profile_.build);
-    built = build(toBuild, target_, options_.buildParallelism, options_.buildTimeoutSeconds);
+    const BuildTarget candidateTarget =
+        options_.gpu ? BuildTarget(*options_.gpu) : BuildTarget(target_);
+    if (options_.gpu) {
+      built =
+          build(toBuild, candidateTarget, options_.buildParallelism, options_.buildTimeoutSeconds);
+      std::vector<BuildResult> naive =
+          build(naiveToBuild, target_, options_.buildParallelism, options_.buildTimeoutSeconds);
+      std::move(naive.begin(), naive.end(), std::back_inserter(built));
+    } else {
+      toBuild.insert(toBuild.end(), naiveToBuild.begin(), naiveToBuild.end());
+      built =
+          build(toBuild, candidateTarget, options_.buildParallelism, options_.buildTimeoutSeconds);
+    }
   }
   for (std::size_t k = 0; k < naiveKeys.size(); ++k)
     naiveBuilds_[naiveKeys[k]] = std::move(built[inputs.size() + k]);

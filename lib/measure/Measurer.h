@@ -1,7 +1,7 @@
 // Measurement end to end (DESIGN §5): builds a batch of candidates in parallel (Builder.h), runs
-// each one in the isolated worker (Runner.h) and checks its outputs against the task's reference
-// (Correctness.h), giving one MeasureResult per candidate, errors included. This is what
-// clustune-measure and the tuner's measurement rounds call. The environment variable
+// each one in the isolated worker (Runner.h), on the CPU or the GPU, and checks its outputs against
+// the task's reference (Correctness.h), giving one MeasureResult per candidate, errors included.
+// This is what clustune-measure and the tuner's measurement rounds call. The environment variable
 // CLUSTUNE_MEASURE_FAULTS plants faults in chosen candidates, for tests (FaultInjection.h).
 #pragma once
 
@@ -19,6 +19,9 @@ namespace clustune::measure {
 
 struct MeasureOptions {
   RunnerOptions runner = {};
+  // Candidates are built as PTX for this GPU and run on the worker's GPU; references are still
+  // computed on the CPU (the interpreter, or the naive schedule compiled for the CPU target).
+  std::optional<codegen::CudaTarget> gpu = {};
   int buildParallelism = 1; // candidates compiled at once
   // A candidate still compiling after this many seconds is killed and recorded as
   // compile_timeout (builds then run in child processes, IsolatedBuild.h); 0: no limit, builds

@@ -163,28 +163,31 @@ RunOutcome Runner::workerDied() {
 
 RunOutcome Runner::run(const BuildResult& built, bool returnOutputs) {
   assert(built.ok());
-  return runObject(built.objectBytes, built.functionName, built.arguments, returnOutputs);
+  return runWith(built.objectBytes, built.gpu, built.functionName, built.arguments, returnOutputs,
+                 options_.timing, options_.timeoutSeconds);
 }
 
 RunOutcome Runner::run(const BuildResult& built, bool returnOutputs, const TimingOptions& timing,
                        double timeoutSeconds) {
   assert(built.ok());
-  return runWith(built.objectBytes, built.functionName, built.arguments, returnOutputs, timing,
-                 timeoutSeconds);
+  return runWith(built.objectBytes, built.gpu, built.functionName, built.arguments, returnOutputs,
+                 timing, timeoutSeconds);
 }
 
 RunOutcome Runner::runObject(const std::string& objectBytes, const std::string& functionName,
                              const std::vector<ArgumentSpec>& arguments, bool returnOutputs) {
-  return runWith(objectBytes, functionName, arguments, returnOutputs, options_.timing,
+  return runWith(objectBytes, {}, functionName, arguments, returnOutputs, options_.timing,
                  options_.timeoutSeconds);
 }
 
-RunOutcome Runner::runWith(const std::string& objectBytes, const std::string& functionName,
+RunOutcome Runner::runWith(const std::string& objectBytes, const codegen::CudaModule& gpu,
+                           const std::string& functionName,
                            const std::vector<ArgumentSpec>& arguments, bool returnOutputs,
                            const TimingOptions& timing, double timeoutSeconds) {
   if (pid_ < 0)
     startWorker();
   const RunRequest request{.objectBytes = objectBytes,
+                           .gpu = gpu,
                            .functionName = functionName,
                            .arguments = arguments,
                            .timing = timing,
@@ -214,6 +217,8 @@ RunOutcome Runner::runWith(const std::string& objectBytes, const std::string& fu
     stopWorker(true);
     return RunOutcome{.error = errors::kRuntime, .errorDetail = error.message()};
   }
+  if (response.workerSpent)
+    stopWorker(false);
   RunOutcome outcome{.costs = std::move(response.costs),
                      .error = std::move(response.error),
                      .errorDetail = std::move(response.errorDetail)};

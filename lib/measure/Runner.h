@@ -1,9 +1,11 @@
 // The Runner of measurement (DESIGN §5): executes built candidates in a persistent worker
-// process (tools/clustune-worker, see Worker.h), so that a kernel that faults or hangs costs
-// one record, never the caller. The worker is started on first use and kept for the next
-// candidates; a candidate that exceeds the time limit gets the worker killed (SIGKILL) and is
-// recorded as `timeout`; a worker that dies (a signal, an exit) makes the candidate a `crash`
-// named after the signal. Either way the next candidate starts a fresh worker.
+// process (tools/clustune-worker, see Worker.h), on the CPU or on the worker's GPU, so that a
+// kernel that faults or hangs costs one record, never the caller. The worker is started on
+// first use and kept for the next candidates; a candidate that exceeds the time limit gets the
+// worker killed (SIGKILL) and is recorded as `timeout`; a worker that dies (a signal, an exit)
+// makes the candidate a `crash` named after the signal, and a GPU fault that loses the
+// worker's CUDA context makes it a `runtime` error. Each way the next candidate starts a fresh
+// worker.
 //
 // The worker generates the seeded inputs itself (SeededInputs.h) and can send the outputs back
 // for the correctness check (Correctness.h). Talking to it never raises SIGPIPE in the caller,
@@ -71,9 +73,9 @@ public:
   static std::string defaultWorkerPath();
 
 private:
-  RunOutcome runWith(const std::string& objectBytes, const std::string& functionName,
-                     const std::vector<ArgumentSpec>& arguments, bool returnOutputs,
-                     const TimingOptions& timing, double timeoutSeconds);
+  RunOutcome runWith(const std::string& objectBytes, const codegen::CudaModule& gpu,
+                     const std::string& functionName, const std::vector<ArgumentSpec>& arguments,
+                     bool returnOutputs, const TimingOptions& timing, double timeoutSeconds);
   void startWorker();
   // Closes the connection and reaps the worker: politely (EOF) first, SIGKILL after a grace
   // period, or SIGKILL at once. Returns the wait status.

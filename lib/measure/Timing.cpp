@@ -84,35 +84,37 @@ TimingOptions tensetTimingOptions(std::int64_t taskFlops) {
 }
 
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options) {
+  std::optional<CacheFlusher> flusher;
+  if (options.cacheFlush && options.number >= 1 && options.repeat >= 1)
+    flusher.emplace();
+  // Seconds that `number` runs take, flushes excluded.
+  return timeBatches(
+      [&](std::int64_t number) {
+        if (!flusher) {
+          const auto start = SteadyClock::now();
+          for (std::int64_t i = 0; i < number; ++i)
+            run();
+          return secondsSince(start);
+        }
+        double total = 0;
+        for (std::int64_t i = 0; i < number; ++i) {
+          flusher->flush();
+          const auto start = SteadyClock::now();
+          run();
+          total += secondsSince(start);
+        }
+        return total;
+      },
+      options);
+}
+
+std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeRepeat,
+                                const TimingOptions& options) {
   if (options.number < 1 || options.repeat < 1)
     throw Error("timing needs number >= 1 and repeat >= 1, got number " +
                 std::to_string(options.number) + " and repeat " + std::to_string(options.repeat));
-  std::optional<CacheFlusher> flusher;
-  if (options.cacheFlush)
-    flusher.emplace();
-
-  // Seconds that `number` runs take, flushes excluded.
-  auto timeRepeat = [&](std::int64_t number) {
-    if (!flusher) {
-      const auto start = SteadyClock::now();
-      for (std::int64_t i = 0; i < number; ++i)
-        run();
-      return secondsSince(start);
-    }
-    double total = 0;
-    for (std::int64_t i = 0; i < number; ++i) {
-      flusher->flush();
-      const auto start = SteadyClock::now();
-      run();
-      total += secondsSince(start);
-    }
-    return total;
-  };
-
   // Warm-up: page faults on the outputs, lazy symbol binding, thread-pool wake-up.
-  const auto warmUpStart = SteadyClock::now();
-  run();
-  const double warmUpSeconds = secondsSince(warmUpStart);
+  const double warmUpSeconds = timeRepeat(1);
   const bool hopeless = options.slowRunSeconds > 0 && warmUpSeconds > options.slowRunSeconds;
   const std::size_t repeats = hopeless ? 1 : static_cast<std::size_t>(options.repeat);
   const double minRepeatSeconds = options.minRepeatMs / 1000.0;

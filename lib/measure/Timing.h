@@ -30,9 +30,15 @@ struct TimingOptions {
 // falls with the task's FLOPs (4 at >= 2.4e9, 6 at >= 8.4e8, 10 at <= 2.1e6, else 8).
 TimingOptions tensetTimingOptions(std::int64_t taskFlops);
 
-// Runs `run` as described above and returns one mean per repeat, in seconds. Throws
-// clustune::Error for number < 1 or repeat < 1.
+// Runs `run` as described above and returns one mean per repeat, in seconds, by the wall clock.
+// Throws clustune::Error for number < 1 or repeat < 1.
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options);
+
+// The same protocol over any clock: `timeBatch(n)` makes n runs and returns the seconds they
+// took (a GPU times its kernels with its own events, and flushes its own cache). The warm-up
+// is timeBatch(1); cacheFlush is timeBatch's business.
+std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeBatch,
+                                const TimingOptions& options);
 
 // Bytes written by one cache flush: the largest data or unified cache the OS reports, doubled
 // (caches are not strictly LRU), or 64 MiB when it reports none.

@@ -53,6 +53,8 @@ private:
 } // namespace
 
 RunResponse executeRunRequest(const RunRequest& request) {
+  if (!request.gpu.ptx.empty())
+    return executeGpuRunRequest(request);
   RunResponse response;
   try {
     if (request.threads > 0 && runtime::ThreadPool::global().threadCount() != request.threads)
@@ -86,7 +88,8 @@ int serveRequests(int fd) {
       std::fprintf(stderr, "clustune-worker: %s\n", error.what());
       return 1;
     }
-    if (!writeFrame(fd, encode(executeRunRequest(request))))
+    const RunResponse response = executeRunRequest(request);
+    if (!writeFrame(fd, encode(response)) || response.workerSpent)
       return 0;
   }
   return 0;

@@ -114,6 +114,42 @@ ArgumentSpec getSpec(ByteReader& in) {
   return spec;
 }
 
+void putGpuModule(ByteWriter& out, const codegen::CudaModule& module) {
+  out.putString(module.ptx);
+  out.put<std::uint64_t>(module.launches.size());
+  for (const codegen::CudaLaunch& launch : module.launches) {
+    out.putString(launch.kernel);
+    for (std::int64_t extent : launch.grid)
+      out.put(extent);
+    for (std::int64_t extent : launch.block)
+      out.put(extent);
+  }
+  out.put<std::uint64_t>(module.workspace.size());
+  for (const codegen::CudaWorkspace& buffer : module.workspace) {
+    out.putString(buffer.name);
+    out.put(buffer.bytes);
+  }
+}
+
+codegen::CudaModule getGpuModule(ByteReader& in) {
+  codegen::CudaModule module;
+  module.ptx = in.getString();
+  module.launches.resize(in.getCount(sizeof(std::uint64_t) + 6 * sizeof(std::int64_t)));
+  for (codegen::CudaLaunch& launch : module.launches) {
+    launch.kernel = in.getString();
+    for (std::int64_t& extent : launch.grid)
+      extent = in.get<std::int64_t>();
+    for (std::int64_t& extent : launch.block)
+      extent = in.get<std::int64_t>();
+  }
+  module.workspace.resize(in.getCount(sizeof(std::uint64_t) + sizeof(std::int64_t)));
+  for (codegen::CudaWorkspace& buffer : module.workspace) {
+    buffer.name = in.getString();
+    buffer.bytes = in.get<std::int64_t>();
+  }
+  return module;
+}
+
 } // namespace
 
 std::string encode(const WorkerHello& hello) {
@@ -138,6 +174,7 @@ std::string encode(const RunRequest& request) {
   ByteWriter out;
   out.put(kRequestTag);
   out.putString(request.objectBytes);
+  putGpuModule(out, request.gpu);
   out.putString(request.functionName);
   out.put<std::uint64_t>(request.arguments.size());
   for (const ArgumentSpec& spec : request.arguments)
@@ -158,6 +195,7 @@ RunRequest decodeRunRequest(const std::string& bytes) {
   in.expectTag(kRequestTag, "run request");
   RunRequest request;
   request.objectBytes = in.getString();
+  request.gpu = getGpuModule(in);
   request.functionName = in.getString();
   const std::size_t count = in.getCount(1);
   for (std::size_t i = 0; i < count; ++i)
@@ -185,6 +223,7 @@ std::string encode(const RunResponse& response) {
   out.put<std::uint64_t>(response.outputBytes.size());
   for (const std::string& output : response.outputBytes)
     out.putString(output);
+  out.put<std::uint8_t>(response.workerSpent);
   return out.take();
 }
 
@@ -200,6 +239,7 @@ RunResponse decodeRunResponse(const std::string& bytes) {
   response.outputBytes.resize(in.getCount(sizeof(std::uint64_t)));
   for (std::string& output : response.outputBytes)
     output = in.getString();
+  response.workerSpent = in.get<std::uint8_t>() != 0;
   in.expectEnd();
   return response;
 }
@@ -243,6 +283,7 @@ std::string encode(const BuildResult& result) {
   ByteWriter out;
   out.put(kBuildTag);
   out.putString(result.objectBytes);
+  putGpuModule(out, result.gpu);
   out.putString(result.functionName);
   out.put<std::uint64_t>(result.arguments.size());
   for (const ArgumentSpec& spec : result.arguments)
@@ -258,6 +299,7 @@ BuildResult decodeBuildResult(const std::string& bytes) {
   in.expectTag(kBuildTag, "build result");
   BuildResult result;
   result.objectBytes = in.getString();
+  result.gpu = getGpuModule(in);
   result.functionName = in.getString();
   const std::size_t count = in.getCount(1);
   for (std::size_t i = 0; i < count; ++i)

@@ -21,7 +21,7 @@
 
 namespace clustune::measure {
 
-inline constexpr std::uint32_t kWorkerProtocolVersion = 2;
+inline constexpr std::uint32_t kWorkerProtocolVersion = 3;
 
 struct WorkerHello {
   std::uint32_t version = kWorkerProtocolVersion;
@@ -29,8 +29,9 @@ struct WorkerHello {
 };
 
 struct RunRequest {
-  std::string objectBytes = {};  // an ELF object from codegen::compileToObject
-  std::string functionName = {}; // the kernel symbol in it
+  std::string objectBytes = {};  // an ELF object from codegen::compileToObject, or
+  codegen::CudaModule gpu = {};  // PTX from codegen::compileToPtx, run on the worker's GPU
+  std::string functionName = {}; // the kernel symbol in the object
   std::vector<ArgumentSpec> arguments = {};
   TimingOptions timing;
   std::uint64_t seed = 0; // for generateInputs
@@ -43,6 +44,9 @@ struct RunResponse {
   std::string errorDetail = {};
   std::vector<double> costs = {};
   std::vector<std::string> outputBytes = {}; // raw TensorData bytes, one per output argument
+  // The worker cannot run another candidate (a GPU fault lost its CUDA context for good): the
+  // Runner lets it exit and starts a fresh one for the next.
+  bool workerSpent = false;
 };
 
 std::string encode(const WorkerHello& hello);

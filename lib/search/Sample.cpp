@@ -36,6 +36,8 @@ std::vector<std::vector<schedule::Step>> sample(const te::Workload& workload, in
   if (count < 0)
     throw Error("search::sample: the sample count must be non-negative, got " +
                 std::to_string(count));
+  if (options.gpu)
+    return sampleGpu(workload, count, seed, *options.gpu);
   const std::vector<Sketch> sketches = generateSketches(workload);
   const std::int64_t maxAttempts =
       options.maxAttempts > 0 ? options.maxAttempts : 64 + 16 * static_cast<std::int64_t>(count);

@@ -6,18 +6,23 @@
 #include "graph/Task.h"
 #include "schedule/Step.h"
 #include "search/Candidate.h"
+#include "search/GpuSample.h"
 #include "search/Sketch.h"
 #include "support/Random.h"
 #include "te/Tensor.h"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace clustune::search {
 
 struct SampleOptions {
+  // Schedules for this GPU instead of the CPU (GpuSample.h); cores and vectorLanes then do not
+  // apply.
+  std::optional<GpuSampleOptions> gpu = {};
   int cores = 1;
   int vectorLanes = 16; // below 2: no vectorize annotations
   // Candidates drawn at most (valid or not, duplicate or not); 0 means 64 + 16 × count.

@@ -40,6 +40,35 @@ TEST(WorkerProtocolTest, RequestsRoundTrip) {
   EXPECT_EQ(decoded.returnOutputs, request.returnOutputs);
 }
 
+TEST(WorkerProtocolTest, GpuRequestsAndBuildsCarryTheirModule) {
+  const codegen::CudaModule module{
+      .ptx = ".version 8.5\n.target sm_90\n",
+      .launches = {{.kernel = "f_kernel0", .grid = {8, 1, 1}, .block = {256, 1, 1}},
+                   {.kernel = "f_kernel1", .grid = {2, 3, 4}, .block = {32, 4, 2}}},
+      .workspace = {{.name = "T_tmp", .bytes = 4096}}};
+  RunRequest request = sampleRequest();
+  request.objectBytes.clear();
+  request.gpu = module;
+  const RunRequest decoded = decodeRunRequest(encode(request));
+  EXPECT_EQ(decoded.gpu.ptx, module.ptx);
+  EXPECT_EQ(decoded.gpu.launches, module.launches);
+  ASSERT_EQ(decoded.gpu.workspace.size(), 1u);
+  EXPECT_EQ(decoded.gpu.workspace[0].name, "T_tmp");
+  EXPECT_EQ(decoded.gpu.workspace[0].bytes, 4096);
+  EXPECT_EQ(decoded.arguments, request.arguments);
+
+  const BuildResult built{.gpu = module, .functionName = "f", .compileSeconds = 0.25};
+  const BuildResult decodedBuild = decodeBuildResult(encode(built));
+  EXPECT_TRUE(decodedBuild.isGpu());
+  EXPECT_EQ(decodedBuild.gpu.launches, module.launches);
+  EXPECT_EQ(decodedBuild.compileSeconds, 0.25);
+
+  const RunResponse spent{
+      .error = "runtime", .errorDetail = "illegal address", .workerSpent = true};
+  EXPECT_TRUE(decodeRunResponse(encode(spent)).workerSpent);
+  EXPECT_FALSE(decodeRunResponse(encode(RunResponse{})).workerSpent);
+}
+
 TEST(WorkerProtocolTest, ResponsesAndHellosRoundTrip) {
   const RunResponse response{.error = "runtime",
                              .errorDetail = "no symbol",

@@ -3,19 +3,19 @@
 // outputs against the reference and appends one record per candidate to records.jsonl, errors
 // included, until each task has --per-task valid records. Rerunning with the same flags resumes;
 // --shard i/N measures a deterministic share of the tasks. See docs/measurement.md.
-//   clustune-measure TASKS.jsonl --target host --per-task N [--seed S] [--shard i/N]
+//   clustune-measure TASKS.jsonl --target host|TARGET.json --per-task N [--seed S] [--shard i/N]
 //                    [--time-budget SEC] -o records.jsonl
-#include "codegen/cpu/CpuTarget.h"
+#include "codegen/Target.h"
 #include "dataset/Campaign.h"
 #include "dataset/Remeasure.h"
 #include "graph/TaskFile.h"
 #include "measure/Measurer.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "support/Error.h"
 #include "support/Statistics.h"
 #include "support/ToolMain.h"
 
 #include <cstdio>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <thread>
@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
   app.add_option("--schedules", schedulesPath,
                  "Measure the schedules of this records.jsonl again instead of sampling (every "
                  "record whose task is in the tasks file; --per-task and --shard do not apply)");
-  app.add_option("--target", targetName, "'host', or a target description configs/targets/*.json")
+  app.add_option("--target", targetName,
+                 "'host', or a target description configs/targets/*.json (a CUDA one measures "
+                 "on the GPU)")
       ->capture_default_str();
   app.add_option("--per-task", perTask, "Valid records wanted per task")->capture_default_str();
   app.add_option("--shard", shardText, "Measure only tasks t with t mod N = i (0-based)")
@@ -124,8 +126,10 @@ int main(int argc, char** argv) {
           "--time-budget, --max-records, --min-repeat-ms, --build-timeout and --slow-factor "
           "non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
-    const codegen::CpuTarget target =
-        targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
+    const codegen::Target resolved = codegen::resolveTarget(targetName);
+    if (resolved.gpu)
+      runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
+    const codegen::CpuTarget& target = resolved.cpu;
     const int kernelThreads = threads > 0 ? threads : target.cores;
     const std::vector<graph::Task> tasks = graph::readTaskFile(tasksPath);
 
@@ -139,6 +143,7 @@ int main(int argc, char** argv) {
     measure::MeasureOptions measureOptions;
     measureOptions.runner = {
         .timeoutSeconds = timeout, .timing = timing, .seed = common.seed, .threads = kernelThreads};
+    measureOptions.gpu = resolved.gpu;
     measureOptions.buildParallelism = jobs;
     measureOptions.buildTimeoutSeconds = buildTimeout;
     measureOptions.slowCandidateFactor = slowFactor;
@@ -149,10 +154,13 @@ int main(int argc, char** argv) {
     options.seed = common.seed;
     options.shard = shard;
     options.sampling = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32};
+    if (resolved.gpu)
+      options.sampling.gpu =
+          search::GpuSampleOptions{.maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock};
     options.batchSize = batchSize;
     options.timeBudgetSeconds = timeBudget;
     options.maxRecords = maxRecords;
-    options.target = fmt::format("llvm -mcpu={} -threads={}", target.cpu, kernelThreads);
+    options.target = codegen::targetLabel(resolved, kernelThreads);
 
     std::vector<measure::Record> schedules;
     if (!schedulesPath.empty())

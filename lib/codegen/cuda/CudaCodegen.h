@@ -21,6 +21,7 @@
 #pragma once
 
 #include "codegen/cuda/CudaTarget.h"
+#include "runtime/cuda/KernelLaunch.h"
 #include "te/Stmt.h"
 
 #include <array>
@@ -30,11 +31,7 @@
 
 namespace clustune::codegen {
 
-struct CudaLaunch {
-  std::string kernel; // the PTX entry point
-  std::array<std::int64_t, 3> grid = {1, 1, 1};
-  std::array<std::int64_t, 3> block = {1, 1, 1};
-};
+using CudaLaunch = runtime::cuda::KernelLaunch;
 
 // A global-memory buffer the kernels share besides the arguments.
 struct CudaWorkspace {

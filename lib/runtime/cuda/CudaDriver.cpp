@@ -21,6 +21,10 @@ using CUstream = void*;
 
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kStubLibrary = 34; // CUDA_ERROR_STUB_LIBRARY
+// The CUresults after which the context cannot be used again (cuda.h: "the process must be
+// terminated and relaunched"): LAUNCH_TIMEOUT, ILLEGAL_ADDRESS, HARDWARE_STACK_ERROR,
+// ILLEGAL_INSTRUCTION, MISALIGNED_ADDRESS, INVALID_ADDRESS_SPACE, INVALID_PC, LAUNCH_FAILED.
+constexpr CUresult kContextLostResults[] = {702, 700, 714, 715, 716, 717, 718, 719};
 // CUdevice_attribute values.
 constexpr int kMaxThreadsPerBlock = 1;
 constexpr int kMaxSharedMemoryPerBlock = 8;
@@ -32,6 +36,13 @@ constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSizeBytes = 6;
 
 } // namespace
+
+bool CudaError::contextLost() const {
+  for (CUresult lost : kContextLostResults)
+    if (code_ == lost)
+      return true;
+  return false;
+}
 
 struct CudaDriver::Functions {
   CUresult (*init)(unsigned);
@@ -49,6 +60,7 @@ struct CudaDriver::Functions {
   CUresult (*memFree)(CUdeviceptr);
   CUresult (*memcpyHtoD)(CUdeviceptr, const void*, std::size_t);
   CUresult (*memcpyDtoH)(void*, CUdeviceptr, std::size_t);
+  CUresult (*memsetD8)(CUdeviceptr, unsigned char, std::size_t);
   CUresult (*moduleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*moduleUnload)(CUmodule);
   CUresult (*moduleGetFunction)(CUfunction*, CUmodule, const char*);
@@ -67,8 +79,9 @@ struct CudaDriver::Functions {
     const char* message = nullptr;
     if (getErrorString(result, &message) != kSuccess || !message)
       message = "unknown error";
-    throw Error("CUDA: " + what + " failed: " + message + " (CUresult " + std::to_string(result) +
-                ")");
+    throw CudaError("CUDA: " + what + " failed: " + message + " (CUresult " +
+                        std::to_string(result) + ")",
+                    result);
   }
 };
 
@@ -109,6 +122,7 @@ std::unique_ptr<CudaDriver> CudaDriver::open(const std::string& library) {
     bind(handle, "cuMemFree_v2", f.memFree, library);
     bind(handle, "cuMemcpyHtoD_v2", f.memcpyHtoD, library);
     bind(handle, "cuMemcpyDtoH_v2", f.memcpyDtoH, library);
+    bind(handle, "cuMemsetD8_v2", f.memsetD8, library);
     bind(handle, "cuModuleLoadDataEx", f.moduleLoadDataEx, library);
     bind(handle, "cuModuleUnload", f.moduleUnload, library);
     bind(handle, "cuModuleGetFunction", f.moduleGetFunction, library);
@@ -210,6 +224,10 @@ void CudaDriver::Session::copyToHost(void* destination, std::uint64_t source, st
   functions_.check(functions_.memcpyDtoH(destination, source, bytes), "cuMemcpyDtoH");
 }
 
+void CudaDriver::Session::zero(std::uint64_t address, std::size_t bytes) {
+  functions_.check(functions_.memsetD8(address, 0, bytes), "cuMemsetD8");
+}
+
 void* CudaDriver::Session::loadModule(const std::string& ptx) {
   // The JIT's own messages (ptxas's errors) say more than the CUresult.
   std::string log(8192, '\0');
@@ -236,36 +254,80 @@ float CudaDriver::Session::launch(void* module, const std::string& kernel,
                                   const std::array<std::int64_t, 3>& grid,
                                   const std::array<std::int64_t, 3>& block,
                                   const std::vector<std::uint64_t>& pointers) {
-  CUfunction function = nullptr;
-  functions_.check(functions_.moduleGetFunction(&function, module, kernel.c_str()),
-                   "finding kernel " + kernel);
+  return static_cast<float>(
+      runLaunches(module, {KernelLaunch{.kernel = kernel, .grid = grid, .block = block}},
+                  pointers) *
+      1000.0);
+}
+
+namespace {
+
+// Two CUDA events, destroyed with the scope.
+class EventPair {
+public:
+  explicit EventPair(const CudaDriver::Functions& functions) : functions_(functions) {
+    functions_.check(functions_.eventCreate(&start, 0), "cuEventCreate");
+    if (const CUresult created = functions_.eventCreate(&stop, 0); created != kSuccess) {
+      functions_.eventDestroy(start);
+      functions_.check(created, "cuEventCreate");
+    }
+  }
+  ~EventPair() {
+    functions_.eventDestroy(start);
+    functions_.eventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  CUevent start = nullptr, stop = nullptr;
+
+private:
+  const CudaDriver::Functions& functions_;
+};
+
+unsigned launchDimension(std::int64_t extent, const std::string& kernel) {
+  if (extent < 1 || extent > std::int64_t{1} << 31)
+    throw Error("cannot launch " + kernel + " with a dimension of " + std::to_string(extent));
+  return static_cast<unsigned>(extent);
+}
+
+} // namespace
+
+double CudaDriver::Session::runLaunches(void* module, const std::vector<KernelLaunch>& launches,
+                                        const std::vector<std::uint64_t>& pointers,
+                                        std::int64_t runs) {
+  std::vector<CUfunction> kernels;
+  for (const KernelLaunch& launch : launches) {
+    CUfunction function = nullptr;
+    functions_.check(functions_.moduleGetFunction(&function, module, launch.kernel.c_str()),
+                     "finding kernel " + launch.kernel);
+    kernels.push_back(function);
+  }
   std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());
   std::vector<void*> parameters;
   for (CUdeviceptr& value : values)
     parameters.push_back(&value);
-  CUevent start = nullptr, stop = nullptr;
-  functions_.check(functions_.eventCreate(&start, 0), "cuEventCreate");
-  functions_.check(functions_.eventCreate(&stop, 0), "cuEventCreate");
+  const EventPair events(functions_);
+  functions_.check(functions_.eventRecord(events.start, nullptr), "cuEventRecord");
+  for (std::int64_t run = 0; run < runs; ++run)
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+      const KernelLaunch& launch = launches[k];
+      functions_.check(functions_.launchKernel(kernels[k],
+                                               launchDimension(launch.grid[0], launch.kernel),
+                                               launchDimension(launch.grid[1], launch.kernel),
+                                               launchDimension(launch.grid[2], launch.kernel),
+                                               launchDimension(launch.block[0], launch.kernel),
+                                               launchDimension(launch.block[1], launch.kernel),
+                                               launchDimension(launch.block[2], launch.kernel), 0,
+                                               nullptr, parameters.data(), nullptr),
+                       "launching " + launch.kernel);
+    }
+  functions_.check(functions_.eventRecord(events.stop, nullptr), "cuEventRecord");
+  functions_.check(functions_.eventSynchronize(events.stop),
+                   launches.size() == 1 ? "running " + launches[0].kernel : "running the kernels");
   float milliseconds = 0;
-  try {
-    functions_.check(functions_.eventRecord(start, nullptr), "cuEventRecord");
-    functions_.check(functions_.launchKernel(
-                         function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                         static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-                         static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]), 0,
-                         nullptr, parameters.data(), nullptr),
-                     "launching " + kernel);
-    functions_.check(functions_.eventRecord(stop, nullptr), "cuEventRecord");
-    functions_.check(functions_.eventSynchronize(stop), "running " + kernel);
-    functions_.check(functions_.eventElapsedTime(&milliseconds, start, stop), "cuEventElapsedTime");
-  } catch (...) {
-    functions_.eventDestroy(start);
-    functions_.eventDestroy(stop);
-    throw;
-  }
-  functions_.eventDestroy(start);
-  functions_.eventDestroy(stop);
-  return milliseconds;
+  functions_.check(functions_.eventElapsedTime(&milliseconds, events.start, events.stop),
+                   "cuEventElapsedTime");
+  return milliseconds / 1000.0;
 }
 
 } // namespace clustune::runtime::cuda

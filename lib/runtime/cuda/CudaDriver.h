@@ -7,6 +7,9 @@
 // driver, and against CUDA's stub library, the loading and its errors are tested.
 #pragma once
 
+#include "runtime/cuda/KernelLaunch.h"
+#include "support/Error.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +26,19 @@ struct CudaDevice {
   int smCount = 0;
   int maxThreadsPerBlock = 0;
   int maxSharedMemoryPerBlock = 0;
+};
+
+// A failed driver call, with its CUresult. After some failures (an illegal address, a launch
+// failure, a misaligned access, an illegal instruction) the context is unusable for good, and
+// only a new process can use the GPU again: contextLost() says so.
+class CudaError : public Error {
+public:
+  CudaError(const std::string& message, int code) : Error(message), code_(code) {}
+  int code() const { return code_; }
+  bool contextLost() const;
+
+private:
+  int code_;
 };
 
 class CudaDriver {
@@ -63,6 +79,7 @@ public:
   void free(std::uint64_t address);
   void copyToDevice(std::uint64_t destination, const void* source, std::size_t bytes);
   void copyToHost(void* destination, std::uint64_t source, std::size_t bytes);
+  void zero(std::uint64_t address, std::size_t bytes);
 
   // Loads PTX text (the driver JIT-compiles it for the device) and returns a module handle.
   void* loadModule(const std::string& ptx);
@@ -72,6 +89,12 @@ public:
   float launch(void* module, const std::string& kernel, const std::array<std::int64_t, 3>& grid,
                const std::array<std::int64_t, 3>& block,
                const std::vector<std::uint64_t>& pointers);
+  // Runs the kernels of `launches` in order, `runs` times over, each with the same pointers, and
+  // waits for them. Returns the seconds between CUDA events recorded before the first launch and
+  // after the last: the GPU's own time, without the host's waiting. The launches queue on one
+  // stream, so each kernel sees what the one before it wrote.
+  double runLaunches(void* module, const std::vector<KernelLaunch>& launches,
+                     const std::vector<std::uint64_t>& pointers, std::int64_t runs = 1);
 
 private:
   friend class CudaDriver;
