@@ -10,6 +10,38 @@
 
 namespace clustune::executor {
 
+namespace {
+
+// Per task: per run, the sum over its occurrences; then the median over runs. Slowest first.
+std::vector<TaskTime> taskTimes(const std::vector<graph::TaskOccurrence>& occurrences,
+                                const std::vector<graph::Task>& tasks,
+                                const std::vector<std::vector<double>>& occurrenceSamples,
+                                int repeat) {
+  std::map<std::string, TaskTime> byKey;
+  std::map<std::string, std::vector<double>> perRun;
+  for (std::size_t i = 0; i < occurrences.size(); ++i) {
+    const std::string& key = occurrences[i].key;
+    TaskTime& time = byKey[key];
+    time.key = key;
+    time.anchor = tasks[i].anchor;
+    ++time.occurrences;
+    auto& sums = perRun[key];
+    sums.resize(static_cast<std::size_t>(repeat), 0.0);
+    for (int run = 0; run < repeat; ++run)
+      sums[run] += occurrenceSamples[i][run];
+  }
+  std::vector<TaskTime> times;
+  for (auto& [key, time] : byKey) {
+    time.medianSeconds = median(perRun[key]);
+    times.push_back(time);
+  }
+  std::sort(times.begin(), times.end(),
+            [](const TaskTime& a, const TaskTime& b) { return a.medianSeconds > b.medianSeconds; });
+  return times;
+}
+
+} // namespace
+
 LatencyReport measureLatency(const ModelExecutor& executor,
                              const std::vector<te::TensorData>& inputs, int repeat, bool perTask) {
   LatencyReport report;
@@ -25,28 +57,29 @@ LatencyReport measureLatency(const ModelExecutor& executor,
   }
   report.medianSeconds = median(report.runSeconds);
   report.p90Seconds = quantile(report.runSeconds, 0.9);
+  if (perTask)
+    report.tasks = taskTimes(executor.occurrences(), executor.tasks(), occurrenceSamples, repeat);
+  return report;
+}
+
+LatencyReport measureGpuLatency(GpuModelExecutor& executor,
+                                const std::vector<te::TensorData>& inputs, int repeat,
+                                bool perTask) {
+  LatencyReport report;
+  executor.run(inputs); // warm-up, and the inputs onto the device
+  for (int run = 0; run < repeat; ++run)
+    report.runSeconds.push_back(executor.timeForward());
+  report.medianSeconds = median(report.runSeconds);
+  report.p90Seconds = quantile(report.runSeconds, 0.9);
   if (!perTask)
     return report;
-  // Per task: per run, the sum over its occurrences; then the median over runs.
-  std::map<std::string, TaskTime> byKey;
-  std::map<std::string, std::vector<double>> perRun;
-  for (std::size_t i = 0; i < executor.occurrences().size(); ++i) {
-    const std::string& key = executor.occurrences()[i].key;
-    TaskTime& time = byKey[key];
-    time.key = key;
-    time.anchor = executor.tasks()[i].anchor;
-    ++time.occurrences;
-    auto& sums = perRun[key];
-    sums.resize(static_cast<std::size_t>(repeat), 0.0);
-    for (int run = 0; run < repeat; ++run)
-      sums[run] += occurrenceSamples[i][run];
+  std::vector<std::vector<double>> occurrenceSamples(executor.occurrences().size());
+  for (int run = 0; run < repeat; ++run) {
+    const std::vector<double> seconds = executor.timeOccurrences();
+    for (std::size_t i = 0; i < seconds.size(); ++i)
+      occurrenceSamples[i].push_back(seconds[i]);
   }
-  for (auto& [key, time] : byKey) {
-    time.medianSeconds = median(perRun[key]);
-    report.tasks.push_back(time);
-  }
-  std::sort(report.tasks.begin(), report.tasks.end(),
-            [](const TaskTime& a, const TaskTime& b) { return a.medianSeconds > b.medianSeconds; });
+  report.tasks = taskTimes(executor.occurrences(), executor.tasks(), occurrenceSamples, repeat);
   return report;
 }
 

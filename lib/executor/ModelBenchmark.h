@@ -1,9 +1,11 @@
-// Timing a whole model and checking its outputs, for clustune-run and the latency scripts:
+// Timing a whole model (on the CPU or the GPU) and checking its outputs, for clustune-run and
+// the latency scripts:
 // warm up, run R times, report the median and p90 latency, and optionally the time of each
 // task (summed over its occurrences in one run). Comparison of outputs uses the conformance
 // tolerance (|actual − reference| ≤ 1e-4 + 1e-3·|reference|).
 #pragma once
 
+#include "executor/GpuModelExecutor.h"
 #include "executor/ModelExecutor.h"
 
 #include <string>
@@ -27,6 +29,11 @@ struct LatencyReport {
 
 LatencyReport measureLatency(const ModelExecutor& executor,
                              const std::vector<te::TensorData>& inputs, int repeat, bool perTask);
+// The same on the GPU: each run is the GPU time of every kernel, timed by CUDA events with the
+// inputs on the device; per task, each occurrence is timed by its own events.
+LatencyReport measureGpuLatency(GpuModelExecutor& executor,
+                                const std::vector<te::TensorData>& inputs, int repeat,
+                                bool perTask);
 
 struct OutputComparison {
   double maxAbsoluteError = 0.0;

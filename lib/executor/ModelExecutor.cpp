@@ -1,6 +1,7 @@
 // See ModelExecutor.h.
 #include "executor/ModelExecutor.h"
 
+#include "executor/ModelPlan.h"
 #include "support/Error.h"
 #include "support/Random.h"
 #include "support/Stopwatch.h"
@@ -10,17 +11,6 @@
 #include <spdlog/spdlog.h>
 
 namespace clustune::executor {
-namespace {
-
-te::TensorData dataOfConstant(const graph::Value& value) {
-  te::TensorData data(value.dtype, value.shape);
-  const bool floating = graph::isFloatingPoint(value.dtype);
-  for (std::int64_t i = 0; i < value.elements(); ++i)
-    data.set(i, floating ? value.floatData[i] : static_cast<double>(value.intData[i]));
-  return data;
-}
-
-} // namespace
 
 te::TensorData randomTensor(graph::DataType dtype, const graph::Shape& shape, double bound,
                             std::uint64_t seed) {
@@ -57,34 +47,11 @@ ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
       throw error.withContext({.node = node, .task = task.key});
     }
   }
-  for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(model_.values.size()); ++id) {
-    const graph::Value& value = model_.values[id];
-    if (value.kind == graph::ValueKind::Constant && value.hasData)
-      constants_[id] = dataOfConstant(value);
-  }
-
-  // Plan the arena: each produced value lives from its step to its last reader (graph outputs
-  // to the end, so they can be copied out).
-  std::vector<graph::ValueId> produced;
-  std::map<graph::ValueId, TensorLifetime> lifetimes;
-  for (std::size_t step = 0; step < occurrences_.size(); ++step) {
-    for (graph::ValueId id : occurrences_[step].inputs)
-      if (auto found = lifetimes.find(id); found != lifetimes.end())
-        found->second.lastStep = step;
-    for (graph::ValueId id : occurrences_[step].outputs) {
-      const std::size_t last = model_.isGraphOutput(id) ? occurrences_.size() : step;
-      lifetimes[id] = {model_.values[id].bytes(), step, last};
-      produced.push_back(id);
-    }
-  }
-  std::vector<TensorLifetime> ordered;
-  for (graph::ValueId id : produced)
-    ordered.push_back(lifetimes[id]);
-  const MemoryPlan plan = planMemory(ordered);
-  arena_ = runtime::AlignedBuffer(static_cast<std::size_t>(plan.arenaBytes));
-  unsharedBytes_ = plan.unsharedBytes;
-  for (std::size_t i = 0; i < produced.size(); ++i)
-    arenaOffset_[produced[i]] = plan.offsets[i];
+  constants_ = constantData(model_);
+  const ArenaPlacement placement = placeProducedValues(model_, occurrences_);
+  arena_ = runtime::AlignedBuffer(static_cast<std::size_t>(placement.arenaBytes));
+  unsharedBytes_ = placement.unsharedBytes;
+  arenaOffset_ = placement.offsets;
 
   for (const graph::TaskOccurrence& occurrence : occurrences_) {
     Binding binding;
@@ -96,8 +63,8 @@ ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
   }
   spdlog::debug("{}: {} task occurrences, {} kernels ({}), arena {:.1f} MiB (unshared {:.1f} MiB)",
                 model_.name, occurrences_.size(), kernels_.size(), factory.name(),
-                static_cast<double>(plan.arenaBytes) / (1 << 20),
-                static_cast<double>(plan.unsharedBytes) / (1 << 20));
+                static_cast<double>(placement.arenaBytes) / (1 << 20),
+                static_cast<double>(placement.unsharedBytes) / (1 << 20));
 }
 
 te::TensorView ModelExecutor::viewOf(graph::ValueId id) const {

@@ -1,13 +1,8 @@
 // See PtxExport.h.
 #include "executor/PtxExport.h"
 
-#include "codegen/cuda/CudaCodegen.h"
-#include "schedule/DefaultGpuSchedule.h"
-#include "schedule/Lower.h"
-#include "schedule/State.h"
 #include "support/Error.h"
 #include "support/Files.h"
-#include "te/LowerTask.h"
 
 #include <filesystem>
 #include <spdlog/spdlog.h>
@@ -20,34 +15,23 @@ nlohmann::ordered_json exportPtx(const std::vector<graph::Task>& tasks,
   std::vector<codegen::CudaModule> modules;
   nlohmann::ordered_json summary = nlohmann::ordered_json::array();
   for (const graph::Task& task : tasks) {
-    try {
-      const te::Workload workload = te::lowerTask(task);
-      const std::optional<std::vector<schedule::Step>> steps = tuned(task.key);
-      const schedule::State state = schedule::replay(
-          workload,
-          steps ? *steps
-                : schedule::defaultGpuSchedule(
-                      workload, {.threadsPerBlock = std::min(256, target.maxThreadsPerBlock)}));
-      modules.push_back(
-          codegen::compileToPtx(schedule::lower(workload, state, "task_" + task.key), target));
-      nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
-      for (const codegen::CudaLaunch& launch : modules.back().launches)
-        kernels.push_back(
-            {{"kernel", launch.kernel}, {"grid", launch.grid}, {"block", launch.block}});
-      std::int64_t workspace = 0;
-      for (const codegen::CudaWorkspace& buffer : modules.back().workspace)
-        workspace += buffer.bytes;
-      summary.push_back({{"key", task.key},
-                         {"anchor", task.anchor},
-                         {"tuned", steps.has_value()},
-                         {"kernels", std::move(kernels)},
-                         {"workspace_bytes", workspace},
-                         {"ptx", task.key + ".ptx"}});
-      spdlog::debug("task {} ({}): {} kernels", task.key, task.anchor,
-                    modules.back().launches.size());
-    } catch (const Error& error) {
-      throw error.withContext({.task = task.key});
-    }
+    const GpuTaskKernels compiled = compileTaskForGpu(task, target, tuned);
+    modules.push_back(compiled.module);
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const codegen::CudaLaunch& launch : compiled.module.launches)
+      kernels.push_back(
+          {{"kernel", launch.kernel}, {"grid", launch.grid}, {"block", launch.block}});
+    std::int64_t workspace = 0;
+    for (const codegen::CudaWorkspace& buffer : compiled.module.workspace)
+      workspace += buffer.bytes;
+    summary.push_back({{"key", task.key},
+                       {"anchor", task.anchor},
+                       {"tuned", compiled.tuned},
+                       {"kernels", std::move(kernels)},
+                       {"workspace_bytes", workspace},
+                       {"ptx", task.key + ".ptx"}});
+    spdlog::debug("task {} ({}): {} kernels", task.key, task.anchor,
+                  compiled.module.launches.size());
   }
   std::error_code created;
   std::filesystem::create_directories(directory, created);

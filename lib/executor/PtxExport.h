@@ -4,19 +4,14 @@
 #pragma once
 
 #include "codegen/cuda/CudaTarget.h"
+#include "executor/GpuKernels.h"
 #include "graph/Task.h"
-#include "schedule/Step.h"
 
-#include <functional>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace clustune::executor {
-
-using ScheduleLookup =
-    std::function<std::optional<std::vector<schedule::Step>>(const std::string&)>;
 
 // Compiles every task first and writes only when all compiled, so a task that fails leaves
 // DIR as it was (clustune::Error naming the task). Returns one JSON object per task: key,

@@ -4,11 +4,11 @@
 //   clustune-run MODEL.onnx [--batch N] [--log tuning.jsonl] [--repeat R] [--threads T]
 //                [--check] [--per-task] [--seed S] [--save-weights FILE.onnx] [--json]
 //   clustune-run MODEL.onnx --target configs/targets/nvidia-h200.json --emit-ptx DIR [--json]
-// With a CUDA target the kernels' PTX can be written (no GPU needed); running on the GPU is not
-// built yet, and a machine without the NVIDIA driver says so first.
-#include "codegen/cpu/CpuTarget.h"
-#include "codegen/cuda/CudaTarget.h"
+// With a CUDA target the model runs on the GPU (device 0), or --emit-ptx writes the kernels' PTX
+// (no GPU needed); a machine without the NVIDIA driver says so first.
+#include "codegen/Target.h"
 #include "executor/CompiledKernel.h"
+#include "executor/GpuModelExecutor.h"
 #include "executor/ModelBenchmark.h"
 #include "executor/PtxExport.h"
 #include "executor/ReferenceKernel.h"
@@ -85,6 +85,126 @@ int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& opti
   return 0;
 }
 
+// Runs the reference executor (on the CPU) and compares `outputs` with its outputs: the report's
+// "check" object.
+nlohmann::ordered_json checkOutputs(const std::vector<te::TensorData>& outputs,
+                                    const graph::Graph& reference,
+                                    const std::vector<te::TensorData>& inputs,
+                                    const codegen::CpuTarget& target,
+                                    std::int64_t interpreterMaxFlops) {
+  const auto start = std::chrono::steady_clock::now();
+  executor::ReferenceKernelFactory referenceKernels(target, interpreterMaxFlops);
+  executor::ModelExecutor referenceExecutor(reference, referenceKernels);
+  const auto comparison = executor::compareOutputs(outputs, referenceExecutor.run(inputs));
+  nlohmann::ordered_json check = {
+      {"passed", comparison.withinTolerance},
+      {"max_abs_error", comparison.maxAbsoluteError},
+      {"max_rel_error", comparison.maxRelativeError},
+      {"interpreted_tasks", referenceKernels.interpretedTasks()},
+      {"naive_schedule_tasks", referenceKernels.compiledTasks()},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
+  if (!comparison.withinTolerance)
+    check["first_mismatch"] = comparison.firstMismatch;
+  return check;
+}
+
+void printCheck(const nlohmann::ordered_json& check) {
+  const bool passed = check["passed"].get<bool>();
+  std::printf("check: %s (max abs error %.3g, max rel error %.3g; reference: %d tasks "
+              "interpreted, %d naive schedules, %.1f s)%s%s\n",
+              passed ? "passed" : "FAILED", check["max_abs_error"].get<double>(),
+              check["max_rel_error"].get<double>(), check["interpreted_tasks"].get<int>(),
+              check["naive_schedule_tasks"].get<int>(), check["seconds"].get<double>(),
+              passed ? "" : ": ", passed ? "" : check["first_mismatch"].get<std::string>().c_str());
+}
+
+void printTaskTimes(const executor::LatencyReport& report) {
+  std::printf("%-16s  %-18s  %5s  %10s  %6s\n", "task", "anchor", "count", "ms/run", "share");
+  for (const auto& task : report.tasks)
+    std::printf("%-16s  %-18s  %5d  %10.3f  %5.1f%%\n", task.key.c_str(), task.anchor.c_str(),
+                task.occurrences, task.medianSeconds * 1e3,
+                100.0 * task.medianSeconds / report.medianSeconds);
+}
+
+nlohmann::ordered_json taskTimesJson(const executor::LatencyReport& report) {
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const auto& task : report.tasks)
+    tasks.push_back({{"key", task.key},
+                     {"anchor", task.anchor},
+                     {"occurrences", task.occurrences},
+                     {"ms", task.medianSeconds * 1e3}});
+  return tasks;
+}
+
+struct GpuRunOptions {
+  int repeat = 10;
+  bool perTask = false;
+  bool json = false;
+  const graph::Graph* reference = nullptr; // with --check: the model, for the CPU's reference
+  codegen::CpuTarget referenceTarget;
+  std::int64_t interpreterMaxFlops = 0;
+};
+
+// The whole model on the GPU: latency by CUDA events with the data on the device, and with
+// --check the outputs against the CPU's reference.
+int runOnGpu(graph::Graph model, const codegen::CudaTarget& target,
+             runtime::cuda::CudaDriver& driver, const executor::ScheduleLookup& tuned,
+             const std::vector<te::TensorData>& inputs, const GpuRunOptions& options) {
+  const std::vector<runtime::cuda::CudaDevice> devices = driver.devices();
+  if (devices.empty())
+    throw Error("CUDA is unavailable on this machine: the driver sees no GPU");
+  const auto session = driver.session(0);
+  executor::GpuModelExecutor executor(std::move(model), target, *session, tuned);
+  const auto report =
+      executor::measureGpuLatency(executor, inputs, options.repeat, options.perTask);
+  nlohmann::ordered_json result;
+  result["model"] = executor.model().name;
+  result["target"] = "cuda -arch=" + target.arch;
+  result["device"] = devices[0].name;
+  result["repeat"] = options.repeat;
+  result["latency_ms"] = {{"median", report.medianSeconds * 1e3}, {"p90", report.p90Seconds * 1e3}};
+  result["throughput_per_s"] = 1.0 / report.medianSeconds;
+  result["tasks"] = executor.occurrences().size();
+  result["kernels"] = executor.kernelModules();
+  result["tuned_kernels"] = executor.tunedModules();
+  result["compile_s"] = {{"median", median(executor.compileSeconds())},
+                         {"total", std::accumulate(executor.compileSeconds().begin(),
+                                                   executor.compileSeconds().end(), 0.0)}};
+  result["device_mib"] = static_cast<double>(executor.deviceBytes()) / (1 << 20);
+  bool passed = true;
+  if (options.reference) {
+    result["check"] = checkOutputs(executor.run(inputs), *options.reference, inputs,
+                                   options.referenceTarget, options.interpreterMaxFlops);
+    passed = result["check"]["passed"].get<bool>();
+  }
+  if (options.perTask)
+    result["per_task"] = taskTimesJson(report);
+  if (options.json) {
+    std::printf("%s\n", result.dump().c_str());
+  } else {
+    std::printf("model %s on %s (%s): %zu tasks, %zu kernel modules (%zu tuned), %.1f MiB on the "
+                "GPU\n",
+                executor.model().name.c_str(), devices[0].name.c_str(), target.arch.c_str(),
+                executor.occurrences().size(), executor.kernelModules(), executor.tunedModules(),
+                result["device_mib"].get<double>());
+    std::printf("compile: median %.1f ms per task, %.2f s total\n",
+                result["compile_s"]["median"].get<double>() * 1e3,
+                result["compile_s"]["total"].get<double>());
+    std::printf(
+        "latency: median %.3f ms, p90 %.3f ms over %d runs (GPU time); throughput %.1f /s\n",
+        report.medianSeconds * 1e3, report.p90Seconds * 1e3, options.repeat,
+        1.0 / report.medianSeconds);
+    if (options.reference)
+      printCheck(result["check"]);
+    if (options.perTask)
+      printTaskTimes(report);
+  }
+  if (!passed)
+    throw Error("outputs differ from the reference: " +
+                result["check"]["first_mismatch"].get<std::string>());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -144,15 +264,12 @@ int main(int argc, char** argv) {
     const bool cuda = targetName != "host" && codegen::targetKind(targetName) == "cuda";
     if (!emitPtxDirectory.empty() && !cuda)
       throw Error("--emit-ptx needs a CUDA --target, such as configs/targets/nvidia-h200.json");
-    if (cuda) {
-      if (!emitPtxDirectory.empty())
-        return emitPtx(modelPath, options, targetName, logPath, emitPtxDirectory, json);
-      runtime::cuda::CudaDriver::open(); // says why CUDA is unavailable on this machine
-      throw Error("running a model on a CUDA target is not built yet; --emit-ptx DIR writes the "
-                  "PTX of its kernels");
-    }
-    const codegen::CpuTarget target =
-        targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
+    if (cuda && !emitPtxDirectory.empty())
+      return emitPtx(modelPath, options, targetName, logPath, emitPtxDirectory, json);
+    std::unique_ptr<runtime::cuda::CudaDriver> driver;
+    if (cuda)
+      driver = runtime::cuda::CudaDriver::open(); // says why CUDA is unavailable here, first
+    const codegen::Target target = codegen::resolveTarget(targetName);
     runtime::ThreadPool::global().setThreadCount(threads);
 
     graph::Graph model = onnx_import::importModel(modelPath, options);
@@ -165,24 +282,32 @@ int main(int argc, char** argv) {
     std::map<std::string, executor::BestRecord> best;
     if (!logPath.empty())
       best = executor::readBestSchedules(logPath);
-    executor::CompiledKernelFactory factory(
-        target,
+    const executor::ScheduleLookup tuned =
         [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
-          auto found = best.find(key);
-          return found == best.end() ? std::nullopt : std::optional(found->second.steps);
-        },
-        /*isolate=*/!noIsolation);
-    const graph::Graph reference = check ? model : graph::Graph{};
-    executor::ModelExecutor executor(std::move(model), factory);
+      auto found = best.find(key);
+      return found == best.end() ? std::nullopt : std::optional(found->second.steps);
+    };
     std::vector<te::TensorData> inputs;
     if (inputsDirectory.empty()) {
-      inputs = randomInputs(executor.model(), common.seed);
+      inputs = randomInputs(model, common.seed);
     } else {
-      for (std::size_t i = 0; i < executor.model().inputs.size(); ++i)
+      for (std::size_t i = 0; i < model.inputs.size(); ++i)
         inputs.push_back(
             onnx_import::readTensorFile(inputsDirectory + "/input_" + std::to_string(i) + ".pb")
                 .data);
     }
+    const graph::Graph reference = check ? model : graph::Graph{};
+    if (target.gpu)
+      return runOnGpu(
+          std::move(model), *target.gpu, *driver, tuned, inputs,
+          {.repeat = repeat,
+           .perTask = perTask,
+           .json = json,
+           .reference = check ? &reference : nullptr,
+           .referenceTarget = target.cpu,
+           .interpreterMaxFlops = static_cast<std::int64_t>(checkInterpreterMflops * 1e6)});
+    executor::CompiledKernelFactory factory(target.cpu, tuned, /*isolate=*/!noIsolation);
+    executor::ModelExecutor executor(std::move(model), factory);
     const auto report = executor::measureLatency(executor, inputs, repeat, perTask);
     if (!saveTensorsDirectory.empty()) {
       const auto outputs = executor.run(inputs);
@@ -211,32 +336,12 @@ int main(int argc, char** argv) {
     result["arena_mib"] = static_cast<double>(executor.arenaBytes()) / (1 << 20);
     bool passed = true;
     if (check) {
-      const auto checkStart = std::chrono::steady_clock::now();
-      executor::ReferenceKernelFactory referenceKernels(
-          target, static_cast<std::int64_t>(checkInterpreterMflops * 1e6));
-      executor::ModelExecutor referenceExecutor(reference, referenceKernels);
-      const auto comparison =
-          executor::compareOutputs(executor.run(inputs), referenceExecutor.run(inputs));
-      passed = comparison.withinTolerance;
-      result["check"] = {
-          {"passed", passed},
-          {"max_abs_error", comparison.maxAbsoluteError},
-          {"max_rel_error", comparison.maxRelativeError},
-          {"interpreted_tasks", referenceKernels.interpretedTasks()},
-          {"naive_schedule_tasks", referenceKernels.compiledTasks()},
-          {"seconds",
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - checkStart).count()}};
-      if (!passed)
-        result["check"]["first_mismatch"] = comparison.firstMismatch;
+      result["check"] = checkOutputs(executor.run(inputs), reference, inputs, target.cpu,
+                                     static_cast<std::int64_t>(checkInterpreterMflops * 1e6));
+      passed = result["check"]["passed"].get<bool>();
     }
-    if (perTask) {
-      result["per_task"] = nlohmann::ordered_json::array();
-      for (const auto& task : report.tasks)
-        result["per_task"].push_back({{"key", task.key},
-                                      {"anchor", task.anchor},
-                                      {"occurrences", task.occurrences},
-                                      {"ms", task.medianSeconds * 1e3}});
-    }
+    if (perTask)
+      result["per_task"] = taskTimesJson(report);
     if (json) {
       std::printf("%s\n", result.dump().c_str());
     } else {
@@ -251,21 +356,9 @@ int main(int argc, char** argv) {
                   report.medianSeconds * 1e3, report.p90Seconds * 1e3, repeat,
                   1.0 / report.medianSeconds);
       if (check)
-        std::printf("check: %s (max abs error %.3g, max rel error %.3g; reference: %d tasks "
-                    "interpreted, %d naive schedules, %.1f s)%s%s\n",
-                    passed ? "passed" : "FAILED", result["check"]["max_abs_error"].get<double>(),
-                    result["check"]["max_rel_error"].get<double>(),
-                    result["check"]["interpreted_tasks"].get<int>(),
-                    result["check"]["naive_schedule_tasks"].get<int>(),
-                    result["check"]["seconds"].get<double>(), passed ? "" : ": ",
-                    passed ? "" : result["check"]["first_mismatch"].get<std::string>().c_str());
-      if (perTask) {
-        std::printf("%-16s  %-18s  %5s  %10s  %6s\n", "task", "anchor", "count", "ms/run", "share");
-        for (const auto& task : report.tasks)
-          std::printf("%-16s  %-18s  %5d  %10.3f  %5.1f%%\n", task.key.c_str(), task.anchor.c_str(),
-                      task.occurrences, task.medianSeconds * 1e3,
-                      100.0 * task.medianSeconds / report.medianSeconds);
-      }
+        printCheck(result["check"]);
+      if (perTask)
+        printTaskTimes(report);
     }
     if (!passed)
       throw Error("outputs differ from the reference interpreter: " +

@@ -292,42 +292,60 @@ unsigned launchDimension(std::int64_t extent, const std::string& kernel) {
 
 } // namespace
 
-double CudaDriver::Session::runLaunches(void* module, const std::vector<KernelLaunch>& launches,
-                                        const std::vector<std::uint64_t>& pointers,
-                                        std::int64_t runs) {
-  std::vector<CUfunction> kernels;
+std::vector<void*> CudaDriver::Session::resolve(void* module,
+                                                const std::vector<KernelLaunch>& launches) {
+  std::vector<void*> kernels;
   for (const KernelLaunch& launch : launches) {
     CUfunction function = nullptr;
     functions_.check(functions_.moduleGetFunction(&function, module, launch.kernel.c_str()),
                      "finding kernel " + launch.kernel);
     kernels.push_back(function);
   }
+  return kernels;
+}
+
+void CudaDriver::Session::enqueue(const std::vector<void*>& kernels,
+                                  const std::vector<KernelLaunch>& launches,
+                                  const std::vector<std::uint64_t>& pointers) {
   std::vector<CUdeviceptr> values(pointers.begin(), pointers.end());
   std::vector<void*> parameters;
   for (CUdeviceptr& value : values)
     parameters.push_back(&value);
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    const KernelLaunch& launch = launches[k];
+    // The driver copies the parameter values at the launch, so `values` may go after it.
+    functions_.check(functions_.launchKernel(kernels.at(k),
+                                             launchDimension(launch.grid[0], launch.kernel),
+                                             launchDimension(launch.grid[1], launch.kernel),
+                                             launchDimension(launch.grid[2], launch.kernel),
+                                             launchDimension(launch.block[0], launch.kernel),
+                                             launchDimension(launch.block[1], launch.kernel),
+                                             launchDimension(launch.block[2], launch.kernel), 0,
+                                             nullptr, parameters.data(), nullptr),
+                     "launching " + launch.kernel);
+  }
+}
+
+double CudaDriver::Session::timed(const std::function<void()>& work) {
   const EventPair events(functions_);
   functions_.check(functions_.eventRecord(events.start, nullptr), "cuEventRecord");
-  for (std::int64_t run = 0; run < runs; ++run)
-    for (std::size_t k = 0; k < launches.size(); ++k) {
-      const KernelLaunch& launch = launches[k];
-      functions_.check(functions_.launchKernel(kernels[k],
-                                               launchDimension(launch.grid[0], launch.kernel),
-                                               launchDimension(launch.grid[1], launch.kernel),
-                                               launchDimension(launch.grid[2], launch.kernel),
-                                               launchDimension(launch.block[0], launch.kernel),
-                                               launchDimension(launch.block[1], launch.kernel),
-                                               launchDimension(launch.block[2], launch.kernel), 0,
-                                               nullptr, parameters.data(), nullptr),
-                       "launching " + launch.kernel);
-    }
+  work();
   functions_.check(functions_.eventRecord(events.stop, nullptr), "cuEventRecord");
-  functions_.check(functions_.eventSynchronize(events.stop),
-                   launches.size() == 1 ? "running " + launches[0].kernel : "running the kernels");
+  functions_.check(functions_.eventSynchronize(events.stop), "running the kernels");
   float milliseconds = 0;
   functions_.check(functions_.eventElapsedTime(&milliseconds, events.start, events.stop),
                    "cuEventElapsedTime");
   return milliseconds / 1000.0;
+}
+
+double CudaDriver::Session::runLaunches(void* module, const std::vector<KernelLaunch>& launches,
+                                        const std::vector<std::uint64_t>& pointers,
+                                        std::int64_t runs) {
+  const std::vector<void*> kernels = resolve(module, launches);
+  return timed([&] {
+    for (std::int64_t run = 0; run < runs; ++run)
+      enqueue(kernels, launches, pointers);
+  });
 }
 
 } // namespace clustune::runtime::cuda

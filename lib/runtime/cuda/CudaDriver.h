@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,15 @@ public:
   float launch(void* module, const std::string& kernel, const std::array<std::int64_t, 3>& grid,
                const std::array<std::int64_t, 3>& block,
                const std::vector<std::uint64_t>& pointers);
+  // The kernels of `launches` in `module`, looked up once for enqueue().
+  std::vector<void*> resolve(void* module, const std::vector<KernelLaunch>& launches);
+  // Queues the launches in order on the session's stream, with these pointers as parameters,
+  // and returns without waiting: each kernel sees what the ones queued before it wrote.
+  void enqueue(const std::vector<void*>& kernels, const std::vector<KernelLaunch>& launches,
+               const std::vector<std::uint64_t>& pointers);
+  // Calls `work` (which queues launches) between two CUDA events and waits for the second.
+  // Returns the seconds between them: the GPU's own time for the work.
+  double timed(const std::function<void()>& work);
   // Runs the kernels of `launches` in order, `runs` times over, each with the same pointers, and
   // waits for them. Returns the seconds between CUDA events recorded before the first launch and
   // after the last: the GPU's own time, without the host's waiting. The launches queue on one
