@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   int batchSize = 16;
   double timeBudget = 0, timeout = 10, buildTimeout = 30, slowFactor = 3;
+  bool noCheck = false;
   std::int64_t maxRecords = 0;
   measure::TimingOptions timing{.number = 1, .repeat = 3, .minRepeatMs = 10, .cacheFlush = false};
   app.add_option("tasks", tasksPath, "tasks.jsonl from clustune-partition ('-' reads stdin)")
@@ -111,6 +112,9 @@ int main(int argc, char** argv) {
                  "A candidate whose warm-up run takes over this many times its task's best cost "
                  "so far is timed by one repeat instead of --repeat (0: never)")
       ->capture_default_str();
+  app.add_flag("--no-check", noCheck,
+               "Time candidates without comparing their outputs with the reference (for tasks "
+               "whose reference would take minutes; the records are then unverified)");
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run (as Tenset measured)");
   addCommonOptions(app, common, /*withSeed=*/true);
@@ -147,6 +151,9 @@ int main(int argc, char** argv) {
     measureOptions.buildParallelism = jobs;
     measureOptions.buildTimeoutSeconds = buildTimeout;
     measureOptions.slowCandidateFactor = slowFactor;
+    measureOptions.checkCorrectness = !noCheck;
+    if (noCheck)
+      spdlog::warn("--no-check: outputs are not compared with the reference");
     measure::Measurer measurer(target, measureOptions);
 
     dataset::CampaignOptions options;
