@@ -120,18 +120,9 @@ void GpuModelExecutor::enqueueOccurrence(std::size_t step) {
 }
 
 std::vector<te::TensorData> GpuModelExecutor::run(const std::vector<te::TensorData>& inputs) {
-  if (inputs.size() != model_.inputs.size())
-    throw Error("model '" + model_.name + "' has " + std::to_string(model_.inputs.size()) +
-                " inputs, given " + std::to_string(inputs.size()));
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const graph::Value& expected = model_.values[model_.inputs[i]];
-    if (inputs[i].shape() != expected.shape || inputs[i].dtype() != expected.dtype)
-      throw Error("input '" + expected.name + "' expects " + graph::dataTypeName(expected.dtype) +
-                  "[" + graph::shapeToString(expected.shape) + "], given " +
-                  graph::dataTypeName(inputs[i].dtype()) + "[" +
-                  graph::shapeToString(inputs[i].shape()) + "]");
+  checkModelInputs(model_, inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
     session_.copyToDevice(resident_.at(model_.inputs[i]), inputs[i].data(), inputs[i].byteSize());
-  }
   timeForward();
   std::vector<te::TensorData> outputs;
   for (graph::ValueId id : model_.outputs) {

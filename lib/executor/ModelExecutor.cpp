@@ -96,19 +96,10 @@ std::vector<graph::ValueId> ModelExecutor::missingConstants() const {
 
 std::vector<te::TensorData> ModelExecutor::run(const std::vector<te::TensorData>& inputs,
                                                std::vector<double>* occurrenceSeconds) const {
-  if (inputs.size() != model_.inputs.size())
-    throw Error("model '" + model_.name + "' has " + std::to_string(model_.inputs.size()) +
-                " inputs, given " + std::to_string(inputs.size()));
+  checkModelInputs(model_, inputs);
   std::map<graph::ValueId, const te::TensorData*> external;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const graph::Value& expected = model_.values[model_.inputs[i]];
-    if (inputs[i].shape() != expected.shape || inputs[i].dtype() != expected.dtype)
-      throw Error("input '" + expected.name + "' expects " + graph::dataTypeName(expected.dtype) +
-                  "[" + graph::shapeToString(expected.shape) + "], given " +
-                  graph::dataTypeName(inputs[i].dtype()) + "[" +
-                  graph::shapeToString(inputs[i].shape()) + "]");
+  for (std::size_t i = 0; i < inputs.size(); ++i)
     external[model_.inputs[i]] = &inputs[i];
-  }
   for (const auto& [id, data] : constants_)
     external[id] = &data;
   if (occurrenceSeconds)

@@ -2,6 +2,7 @@
 #include "executor/ModelPlan.h"
 
 #include "executor/MemoryPlan.h"
+#include "support/Error.h"
 
 namespace clustune::executor {
 
@@ -27,6 +28,20 @@ ArenaPlacement placeProducedValues(const graph::Graph& model,
   for (std::size_t i = 0; i < produced.size(); ++i)
     placement.offsets[produced[i]] = plan.offsets[i];
   return placement;
+}
+
+void checkModelInputs(const graph::Graph& model, const std::vector<te::TensorData>& inputs) {
+  if (inputs.size() != model.inputs.size())
+    throw Error("model '" + model.name + "' has " + std::to_string(model.inputs.size()) +
+                " inputs, given " + std::to_string(inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const graph::Value& expected = model.values[model.inputs[i]];
+    if (inputs[i].shape() != expected.shape || inputs[i].dtype() != expected.dtype)
+      throw Error("input '" + expected.name + "' expects " + graph::dataTypeName(expected.dtype) +
+                  "[" + graph::shapeToString(expected.shape) + "], given " +
+                  graph::dataTypeName(inputs[i].dtype()) + "[" +
+                  graph::shapeToString(inputs[i].shape()) + "]");
+  }
 }
 
 std::map<graph::ValueId, te::TensorData> constantData(const graph::Graph& model) {

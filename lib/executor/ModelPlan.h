@@ -24,6 +24,10 @@ struct ArenaPlacement {
 ArenaPlacement placeProducedValues(const graph::Graph& model,
                                    const std::vector<graph::TaskOccurrence>& occurrences);
 
+// Throws clustune::Error naming the input when `inputs` (in the graph's input order) do not
+// match the model's inputs in number, shape or dtype.
+void checkModelInputs(const graph::Graph& model, const std::vector<te::TensorData>& inputs);
+
 // The data of every constant that carries it, by value id.
 std::map<graph::ValueId, te::TensorData> constantData(const graph::Graph& model);
 
