@@ -5,10 +5,10 @@
 
 namespace clustune::executor {
 
-std::map<std::string, BestRecord> readBestSchedules(const std::string& path) {
+std::map<std::string, BestRecord> readBestSchedules(const std::string& path, bool gpu) {
   std::map<std::string, BestRecord> best;
   measure::readRecords(path, [&](measure::Record&& record, const ErrorContext&) {
-    if (!record.ok())
+    if (!record.ok() || record.target.starts_with("cuda") != gpu)
       return;
     const double seconds = record.meanCost();
     auto found = best.find(record.task);

@@ -16,8 +16,10 @@ struct BestRecord {
   double seconds = 0.0; // mean of the record's costs
 };
 
-// Records with an error, or without costs, are skipped. A malformed line or an invalid
-// schedule raises clustune::Error naming the file and line.
-std::map<std::string, BestRecord> readBestSchedules(const std::string& path);
+// Records with an error, or without costs, are skipped, and so are those measured for the
+// other kind of target: with `gpu`, only records whose target is "cuda ..."; without, only the
+// others (a CPU schedule does not compile for a GPU, nor the reverse). A malformed line or an
+// invalid schedule raises clustune::Error naming the file and line.
+std::map<std::string, BestRecord> readBestSchedules(const std::string& path, bool gpu = false);
 
 } // namespace clustune::executor

@@ -56,7 +56,10 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
       throw error.withContext({.task = task.key});
     }
     state->weight = static_cast<double>(std::max<std::int64_t>(task.totalWeight(), 1));
-    state->defaultSteps = schedule::defaultSchedule(state->search.workload, options_.defaults);
+    state->defaultSteps =
+        options_.gpuDefaults
+            ? schedule::defaultGpuSchedule(state->search.workload, *options_.gpuDefaults)
+            : schedule::defaultSchedule(state->search.workload, options_.defaults);
     state->defaultText = schedule::scheduleText(state->defaultSteps);
     tasks_.push_back(std::move(state));
   }

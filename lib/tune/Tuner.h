@@ -13,6 +13,7 @@
 #pragma once
 
 #include "measure/Measurer.h"
+#include "schedule/DefaultGpuSchedule.h"
 #include "schedule/DefaultSchedule.h"
 #include "search/SearchStrategy.h"
 #include "search/TaskScheduler.h"
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,8 @@ struct TuneOptions {
   std::uint64_t seed = 0;
   std::string target = {}; // written into every record
   schedule::CpuScheduleOptions defaults = {};
+  // For a GPU target: round 0 measures the default GPU schedule instead.
+  std::optional<schedule::GpuScheduleOptions> gpuDefaults = {};
 };
 
 struct TuneSummary {

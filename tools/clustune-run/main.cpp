@@ -58,7 +58,7 @@ int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& opti
   const onnx_import::ModelTasks model = onnx_import::partitionModelFile(modelPath, options);
   std::map<std::string, executor::BestRecord> best;
   if (!logPath.empty())
-    best = executor::readBestSchedules(logPath);
+    best = executor::readBestSchedules(logPath, /*gpu=*/true);
   const nlohmann::ordered_json tasks = executor::exportPtx(
       model.tasks, target,
       [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
 
     std::map<std::string, executor::BestRecord> best;
     if (!logPath.empty())
-      best = executor::readBestSchedules(logPath);
+      best = executor::readBestSchedules(logPath, target.gpu.has_value());
     const executor::ScheduleLookup tuned =
         [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
       auto found = best.find(key);

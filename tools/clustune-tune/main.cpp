@@ -7,12 +7,14 @@
 //                 [--no-update] [--update-share 0.1] [--per-round 64]
 //                 [--scheduler gradient|round-robin]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
-#include "codegen/cpu/CpuTarget.h"
+#include "codegen/Target.h"
 #include "graph/Partition.h"
 #include "graph/TaskFile.h"
 #include "measure/Measurer.h"
 #include "onnx/ModelTasks.h"
+#include "runtime/cuda/CudaDriver.h"
 #include "search/EvolutionarySearch.h"
+#include "search/GpuSampleSearch.h"
 #include "search/RandomCostModel.h"
 #include "support/Error.h"
 #include "support/ToolMain.h"
@@ -149,7 +151,9 @@ int main(int argc, char** argv) {
   app.add_option("--generations", evolution.iterations, "Evolutionary search generations")
       ->capture_default_str();
   app.add_option("--curve", curvePath, "Append one JSON line per round (the search curve) here");
-  app.add_option("--target", targetName, "'host', or a target description configs/targets/*.json")
+  app.add_option("--target", targetName,
+                 "'host', or a target description configs/targets/*.json (a CUDA one tunes for "
+                 "the GPU, with --mode online or random)")
       ->capture_default_str();
   app.add_option("--threads", threads, "Threads of the measured kernels (0: the target's cores)")
       ->capture_default_str();
@@ -169,7 +173,19 @@ int main(int argc, char** argv) {
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {
-    const Mode mode = modeFromName(modeName);
+    Mode mode = modeFromName(modeName);
+    const codegen::Target resolved = codegen::resolveTarget(targetName);
+    if (resolved.gpu && app.count("--mode") == 0) {
+      mode = Mode::Online;
+      modeName = "online";
+      spdlog::info("a CUDA target: the cost model is learnt online (no pretrained GPU models yet)");
+    }
+    if (resolved.gpu && (mode == Mode::Cluster || mode == Mode::Global))
+      throw Error("--mode " + modeName +
+                  " needs cost models trained on GPU measurements, and "
+                  "none exist yet; tune a CUDA target with --mode online or random");
+    if (resolved.gpu)
+      runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
     const search::SchedulerKind schedulerKind = search::schedulerKindFromName(schedulerName);
     if (trials && *trials < 1)
       throw Error("--trials must be at least 1, got " + std::to_string(*trials));
@@ -209,8 +225,7 @@ int main(int argc, char** argv) {
       spdlog::info("{} candidates per round, so that every task gets a round within {} trials",
                    perRound, *trials);
     }
-    const codegen::CpuTarget target =
-        targetName == "host" ? codegen::hostCpuTarget() : codegen::loadCpuTarget(targetName);
+    const codegen::CpuTarget& target = resolved.cpu;
     const int kernelThreads = threads > 0 ? threads : target.cores;
     evolution.sampling = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32};
 
@@ -243,24 +258,30 @@ int main(int argc, char** argv) {
     }
     const std::unique_ptr<search::TaskScheduler> scheduler =
         search::makeTaskScheduler(schedulerKind, std::move(scheduled));
-    search::EvolutionarySearch strategy(evolution);
+    std::unique_ptr<search::SearchStrategy> strategy;
+    if (resolved.gpu)
+      strategy = std::make_unique<search::GpuSampleSearch>(search::GpuSampleSearchOptions{
+          .pool = 8 * perRound,
+          .sampling = {.maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock}});
+    else
+      strategy = std::make_unique<search::EvolutionarySearch>(evolution);
 
     measure::MeasureOptions measureOptions;
     measureOptions.runner = {
         .timeoutSeconds = timeout, .timing = timing, .seed = common.seed, .threads = kernelThreads};
+    measureOptions.gpu = resolved.gpu;
     measureOptions.buildParallelism = jobs;
     measureOptions.buildTimeoutSeconds = buildTimeout;
     measure::Measurer measurer(target, measureOptions);
 
-    const std::string targetString =
-        fmt::format("llvm -mcpu={} -threads={}", target.cpu, kernelThreads);
+    const std::string targetString = codegen::targetLabel(resolved, kernelThreads);
     // The log first: a run refused for its log (locked, corrupt) leaves no curve file behind.
     tune::Database database(outputPath, keys, targetString);
     std::optional<tune::CurveWriter> curve;
     if (!curvePath.empty())
       curve.emplace(curvePath);
     tune::Tuner tuner(
-        tasks, measurer, *model, strategy, *scheduler, database,
+        tasks, measurer, *model, *strategy, *scheduler, database,
         {.trials = trials.value_or(0),
          .timeBudgetSeconds = timeBudget,
          .perRound = perRound,
@@ -268,7 +289,11 @@ int main(int argc, char** argv) {
          .updateShare = updateShare,
          .seed = common.seed,
          .target = targetString,
-         .defaults = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32}});
+         .defaults = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32},
+         .gpuDefaults =
+             resolved.gpu ? std::optional(schedule::GpuScheduleOptions{
+                                .threadsPerBlock = std::min(256, resolved.gpu->maxThreadsPerBlock)})
+                          : std::nullopt});
     tune::ProgressLogger progress;
     tuner.addCallback(progress);
     if (curve)
