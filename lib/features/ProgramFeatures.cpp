@@ -194,6 +194,8 @@ private:
       for (const te::Stmt& statement : stmt->sequence)
         visit(statement);
       break;
+    case te::StmtKind::Barrier:
+      break;
     }
   }
 

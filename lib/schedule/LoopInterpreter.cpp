@@ -5,10 +5,15 @@
 
 #include "support/Error.h"
 
+#include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 namespace clustune::schedule {
@@ -193,6 +198,39 @@ double applyFunction(CallFunction function, const std::vector<double>& arguments
   return x;
 }
 
+bool containsBarrier(const Stmt& stmt) {
+  if (!stmt)
+    return false;
+  switch (stmt->kind) {
+  case StmtKind::Barrier:
+    return true;
+  case StmtKind::For:
+  case StmtKind::Allocate:
+    return containsBarrier(stmt->body);
+  case StmtKind::IfThenElse:
+    return containsBarrier(stmt->body) || containsBarrier(stmt->elseBody);
+  case StmtKind::Sequence:
+    return std::any_of(stmt->sequence.begin(), stmt->sequence.end(), containsBarrier);
+  case StmtKind::Store:
+    return false;
+  }
+  return false;
+}
+
+bool isThreadIndexLoop(ForKind kind) {
+  return kind == ForKind::ThreadIdxX || kind == ForKind::ThreadIdxY || kind == ForKind::ThreadIdxZ;
+}
+
+// The threads of one block while the interpreter runs them at once, one OS thread each (a
+// thread loop whose body holds a barrier): the barrier they meet at, and the block's shared
+// buffers, made by the first thread to reach their Allocate.
+struct ThreadBlock {
+  explicit ThreadBlock(std::int64_t threads) : barrier(threads) {}
+  std::barrier<> barrier;
+  std::mutex mutex; // guards `shared`
+  std::unordered_map<const BufferNode*, std::unique_ptr<TensorData>> shared;
+};
+
 class Interpreter {
 public:
   void bind(const Buffer& buffer, TensorData* data) { buffers_[buffer.get()] = data; }
@@ -200,6 +238,22 @@ public:
   void execute(const Stmt& stmt) {
     switch (stmt->kind) {
     case StmtKind::For: {
+      if (isThreadIndexLoop(stmt->forKind)) {
+        if (block_ && stmt->forKind == blockKind_) {
+          // The same threads again (a cooperative fetch inside the compute's thread loop): this
+          // thread runs the body once, with its own index, if the loop reaches it.
+          if (threadIndex_ < stmt->extent) {
+            variables_[stmt->loopVar.get()] = threadIndex_;
+            execute(stmt->body);
+            variables_.erase(stmt->loopVar.get());
+          }
+          break;
+        }
+        if (!block_ && containsBarrier(stmt->body)) {
+          runThreads(*stmt);
+          break;
+        }
+      }
       const VarNode* var = stmt->loopVar.get();
       for (std::int64_t i = 0; i < stmt->extent; ++i) {
         variables_[var] = i;
@@ -217,6 +271,26 @@ public:
     }
     case StmtKind::Allocate: {
       const Buffer& allocated = stmt->buffer;
+      if (block_ && allocated->scope == BufferScope::Shared) {
+        TensorData* shared = nullptr;
+        {
+          const std::lock_guard lock(block_->mutex);
+          auto& slot = block_->shared[allocated.get()];
+          if (!slot)
+            slot =
+                std::make_unique<TensorData>(allocated->dtype, graph::Shape{allocated->elements});
+          shared = slot.get();
+        }
+        TensorData* previous =
+            buffers_.count(allocated.get()) ? buffers_[allocated.get()] : nullptr;
+        buffers_[allocated.get()] = shared;
+        execute(stmt->body);
+        if (previous)
+          buffers_[allocated.get()] = previous;
+        else
+          buffers_.erase(allocated.get());
+        break;
+      }
       auto storage =
           std::make_unique<TensorData>(allocated->dtype, graph::Shape{allocated->elements});
       TensorData* previous = buffers_.count(allocated.get()) ? buffers_[allocated.get()] : nullptr;
@@ -238,10 +312,49 @@ public:
       for (const Stmt& child : stmt->sequence)
         execute(child);
       break;
+    case StmtKind::Barrier:
+      // Outside a block run on OS threads, the thread loops run one after another, which
+      // already orders every write before every later read.
+      if (block_)
+        block_->barrier.arrive_and_wait();
+      break;
     }
   }
 
 private:
+  // Runs the thread loop's iterations at once, one OS thread each, so that they meet at the
+  // barriers in its body as a GPU block's threads do. The first error of any thread is thrown
+  // once all have stopped; a thread that fails leaves the barrier, so the others finish.
+  void runThreads(const StmtNode& loop) {
+    ThreadBlock block(loop.extent);
+    std::mutex errorMutex;
+    std::exception_ptr error;
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(loop.extent));
+    for (std::int64_t t = 0; t < loop.extent; ++t)
+      threads.emplace_back([&, t] {
+        Interpreter thread(*this);
+        thread.block_ = &block;
+        thread.blockKind_ = loop.forKind;
+        thread.threadIndex_ = t;
+        thread.variables_[loop.loopVar.get()] = t;
+        try {
+          thread.execute(loop.body);
+        } catch (...) {
+          {
+            const std::lock_guard lock(errorMutex);
+            if (!error)
+              error = std::current_exception();
+          }
+          block.barrier.arrive_and_drop();
+        }
+      });
+    for (std::thread& thread : threads)
+      thread.join();
+    if (error)
+      std::rethrow_exception(error);
+  }
+
   TensorData& buffer(const Buffer& buffer) {
     auto found = buffers_.find(buffer.get());
     if (found == buffers_.end())
@@ -385,6 +498,10 @@ private:
 
   std::unordered_map<const VarNode*, std::int64_t> variables_;
   std::unordered_map<const BufferNode*, TensorData*> buffers_;
+  // Set while this interpreter is one thread of a block run on OS threads.
+  ThreadBlock* block_ = nullptr;
+  ForKind blockKind_ = ForKind::Serial;
+  std::int64_t threadIndex_ = 0;
 };
 
 } // namespace

@@ -33,6 +33,7 @@ struct Realization {
 struct Loop {
   Var var;
   std::int64_t extent = 0;
+  ForKind kind = ForKind::Serial;
 };
 
 Expr flatten(const std::vector<Expr>& indices, const Shape& shape) {
@@ -313,7 +314,7 @@ private:
         return makeSequence(std::move(statements));
       }
       const Loop& loop = nest.loops[position];
-      scope.push_back(loop);
+      scope.push_back({loop.var, loop.extent, forKindOf(stage.loop(position).annotation)});
       const std::vector<Loop> inner(nest.loops.begin() + position + 1, nest.loops.end());
       Stmt body = withAttachedStages(stageIndex, stage.loops[position], nest.value, scope, inner,
                                      [&] { return build(position + 1); });
@@ -362,28 +363,59 @@ private:
       return buildRest();
     const VarExtents fixed = extentsOf(scope);
     const VarExtents relaxed = extentsOf(inner);
-    std::vector<std::pair<Buffer, Stmt>> computed;
+    struct Computed {
+      Buffer buffer;
+      Stmt stmt;
+    };
+    std::vector<Computed> local, shared;
     for (int producer : found->second) {
       const Tensor& tensor = state_.stages()[producer].tensor;
+      const bool sharedMemory = state_.stages()[producer].sharedMemory;
+      // A shared copy serves every thread of the block: its region is what all of them read,
+      // so the enclosing thread loops run through their ranges like the inner loops.
+      VarExtents fixedHere = fixed, relaxedHere = relaxed;
+      if (sharedMemory)
+        for (const Loop& loop : scope)
+          if (loop.kind == ForKind::ThreadIdxX || loop.kind == ForKind::ThreadIdxY ||
+              loop.kind == ForKind::ThreadIdxZ) {
+            fixedHere.erase(loop.var.get());
+            relaxedHere[loop.var.get()] = loop.extent;
+          }
       std::vector<std::vector<Expr>> accesses;
       forEachLoad(consumerValue, [&](const Expr& load) {
         if (load->tensor == tensor)
           accesses.push_back(load->operands);
       });
-      const std::vector<DimRange> region = inferRegion(accesses, tensor->shape, fixed, relaxed);
+      const std::vector<DimRange> region =
+          inferRegion(accesses, tensor->shape, fixedHere, relaxedHere);
       Realization realization{.buffer = {}, .origin = {}, .shape = {}};
       for (const DimRange& range : region) {
         realization.origin.push_back(range.min);
         realization.shape.push_back(range.extent);
       }
-      realization.buffer = makeBuffer(tensor->name, tensor->dtype,
-                                      graph::elementCount(realization.shape), BufferScope::Local);
+      realization.buffer =
+          makeBuffer(tensor->name, tensor->dtype, graph::elementCount(realization.shape),
+                     sharedMemory ? BufferScope::Shared : BufferScope::Local);
       realizations_[tensor.get()] = realization;
-      computed.push_back({realization.buffer, lowerStage(producer, region, scope)});
+      (sharedMemory ? shared : local)
+          .push_back({realization.buffer, lowerStage(producer, region, scope)});
     }
     Stmt body = buildRest();
-    for (auto stage = computed.rbegin(); stage != computed.rend(); ++stage)
-      body = makeAllocate(stage->first, makeSequence({stage->second, body}));
+    for (auto stage = local.rbegin(); stage != local.rend(); ++stage)
+      body = makeAllocate(stage->buffer, makeSequence({stage->stmt, body}));
+    if (!shared.empty()) {
+      // The block's threads fetch the shared copies together: first every thread waits until
+      // the block is done reading the copies of the loop's previous iteration, then, after
+      // the fetch, until the copies are whole.
+      std::vector<Stmt> statements{makeBarrier()};
+      for (const Computed& stage : shared)
+        statements.push_back(stage.stmt);
+      statements.push_back(makeBarrier());
+      statements.push_back(body);
+      body = makeSequence(std::move(statements));
+      for (auto stage = shared.rbegin(); stage != shared.rend(); ++stage)
+        body = makeAllocate(stage->buffer, body);
+    }
     return body;
   }
 

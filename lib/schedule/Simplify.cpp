@@ -282,6 +282,8 @@ public:
       }
       return makeSequence(std::move(statements));
     }
+    case StmtKind::Barrier:
+      return stmt;
     }
     return stmt;
   }

@@ -264,7 +264,7 @@ public:
 
   void operator()(const CacheReadStep& cacheRead) {
     if (!isCacheReadScope(cacheRead.scope))
-      fail("unknown scope '" + cacheRead.scope + "' (the CPU has \"local\" and \"global\")");
+      fail("unknown scope '" + cacheRead.scope + "' (known: \"local\", \"global\", \"shared\")");
     te::Tensor read;
     if (cacheRead.stage >= 0) {
       read = checkedStage(cacheRead.stage).tensor;
@@ -300,6 +300,7 @@ public:
     std::vector<Stage>& stages = state_.stages_;
     const te::Tensor copy = cacheReadTensor(read, cacheRead.scope);
     stages.insert(stages.begin() + index, initialStage(copy, -1));
+    stages[index].sharedMemory = cacheRead.scope == "shared";
     for (Stage& stage : stages)
       if (stage.location.kind == ComputeLocationKind::At && stage.location.targetStage >= index)
         ++stage.location.targetStage;

@@ -65,6 +65,9 @@ struct Stage {
   std::vector<int> loops; // ids of the current iterators, outermost loop first
   ComputeLocation location = {};
   int autoUnrollMaxStep = 0;
+  // A cache_read copy into a GPU block's shared memory: lowering makes its buffer one per block,
+  // computed cooperatively by the block's threads between barriers.
+  bool sharedMemory = false;
 
   const Iterator& loop(std::size_t position) const { return iterators[loops[position]]; }
   int spatialAxisCount() const { return static_cast<int>(tensor->axes.size()); }

@@ -155,7 +155,8 @@ Step readStep(const Json& json) {
                             .input = fields.smallInteger("input")};
     cacheRead.scope = fields.string("scope");
     if (!isCacheReadScope(cacheRead.scope))
-      fields.fail("unknown scope '" + cacheRead.scope + "' (the CPU has \"local\" and \"global\")");
+      fields.fail("unknown scope '" + cacheRead.scope +
+                  "' (known: \"local\", \"global\", \"shared\")");
     cacheRead.readers = fields.smallIntegers("readers");
     step = cacheRead;
   } else if (kind == "rfactor") {
@@ -191,7 +192,7 @@ std::string listToString(const auto& values) {
 } // namespace
 
 bool isCacheReadScope(const std::string& scope) {
-  return scope == "local" || scope == "global";
+  return scope == "local" || scope == "global" || scope == "shared";
 }
 
 const char* annotationName(Annotation annotation) {

@@ -35,7 +35,8 @@ enum class Annotation {
 const char* annotationName(Annotation annotation);
 bool isThreadBinding(Annotation annotation);
 
-// The scopes cache_read accepts: "local" and "global" (the CPU has no "shared" memory).
+// The scopes cache_read accepts: "local" and "global" (which lower alike on a CPU), and
+// "shared", a GPU block's shared memory (docs/cuda.md), which CPU code generation refuses.
 bool isCacheReadScope(const std::string& scope);
 
 // Splits an iterator of extent E into factors.size() + 1 nested iterators: the outermost has

@@ -45,6 +45,10 @@ Stmt makeSequence(std::vector<Stmt> statements) {
       StmtNode{.kind = StmtKind::Sequence, .sequence = std::move(statements)});
 }
 
+Stmt makeBarrier() {
+  return std::make_shared<const StmtNode>(StmtNode{.kind = StmtKind::Barrier});
+}
+
 bool isThreadBound(ForKind kind) {
   switch (kind) {
   case ForKind::Serial:
@@ -109,7 +113,8 @@ std::string toString(const Stmt& stmt, int indent) {
          << "] = " << toString(stmt->value) << '\n';
     break;
   case StmtKind::Allocate:
-    text << pad << "allocate " << stmt->buffer->name << ": "
+    text << pad << "allocate " << stmt->buffer->name
+         << (stmt->buffer->scope == BufferScope::Shared ? " shared: " : ": ")
          << graph::dataTypeName(stmt->buffer->dtype) << '[' << stmt->buffer->elements << "]\n"
          << toString(stmt->body, indent);
     break;
@@ -121,6 +126,9 @@ std::string toString(const Stmt& stmt, int indent) {
   case StmtKind::Sequence:
     for (const Stmt& child : stmt->sequence)
       text << toString(child, indent);
+    break;
+  case StmtKind::Barrier:
+    text << pad << "barrier\n";
     break;
   }
   return text.str();

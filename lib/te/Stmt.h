@@ -10,7 +10,11 @@ namespace clustune::te {
 
 enum class BufferScope {
   Argument, // passed in by the caller: a task input or output
-  Local     // allocated by an Allocate statement
+  Local,    // allocated by an Allocate statement
+  // Allocated by an Allocate statement inside a GPU kernel, once for its whole thread block:
+  // every thread of the block sees the same buffer (CUDA's __shared__), wherever the Allocate
+  // stands among the thread loops.
+  Shared
 };
 
 struct BufferNode {
@@ -25,7 +29,11 @@ Buffer makeBuffer(std::string name, DataType dtype, std::int64_t elements, Buffe
 struct StmtNode;
 using Stmt = std::shared_ptr<const StmtNode>;
 
-enum class StmtKind { For, Store, Allocate, IfThenElse, Sequence };
+// Barrier: every thread of the block waits there until all have arrived (CUDA's
+// __syncthreads), so that what some threads wrote to a shared buffer is what all then read.
+// Every thread of the block must reach it, so it never stands under a condition that depends on
+// the thread index.
+enum class StmtKind { For, Store, Allocate, IfThenElse, Sequence, Barrier };
 // The thread-bound kinds map a loop onto a CUDA launch dimension (DESIGN §4.4): its variable is
 // the block or thread index, and the launch has as many blocks or threads as the loop's extent.
 // A virtual thread is a loop that GPU code generation interleaves within one thread. Code that
@@ -54,7 +62,7 @@ struct StmtNode {
   std::int64_t extent = 0;
   ForKind forKind = ForKind::Serial;
   int autoUnrollMaxStep = 0; // pragma on the outermost loop of a stage; 0 = none
-  // Store: buffer[index] = value. Allocate: buffer (Local) is live within body.
+  // Store: buffer[index] = value. Allocate: buffer (Local or Shared) is live within body.
   Buffer buffer = {};
   Expr index = {};
   Expr value = {};
@@ -70,6 +78,7 @@ Stmt makeStore(Buffer buffer, Expr index, Expr value);
 Stmt makeAllocate(Buffer buffer, Stmt body);
 Stmt makeIfThenElse(Expr condition, Stmt thenBody, Stmt elseBody = {});
 Stmt makeSequence(std::vector<Stmt> statements);
+Stmt makeBarrier();
 
 const char* forKindName(ForKind kind);
 

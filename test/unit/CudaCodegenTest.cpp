@@ -47,10 +47,10 @@ te::LoweredFunction boundSoftmax() {
   const TestWorkload test = softmax(8, 64);
   std::vector<Step> steps;
   for (int stage = 0; stage < 4; ++stage) {
-    steps.push_back(
+    steps.emplace_back(
         AnnotationStep{.stage = stage, .iterator = 0, .annotation = Annotation::BlockIdxX});
     if (stage % 2 == 1)
-      steps.push_back(
+      steps.emplace_back(
           AnnotationStep{.stage = stage, .iterator = 1, .annotation = Annotation::ThreadIdxX});
   }
   return lower(test.workload, replay(test.workload, steps), "softmax");
@@ -159,7 +159,8 @@ TEST(CudaKernelPlan, RefusesWhatItCannotLaunchOrLower) {
           "f")),
       "kernel f_kernel0: loop 'C.i1' is bound to blockIdx.x inside a thread loop");
 
-  // A stage computed per block whose loops are bound to threads would need shared memory.
+  // A local buffer computed per block whose loops are bound to threads: each thread would
+  // have its own copy; it must be a shared one.
   const TestWorkload chain = elementwiseChain(4, 32);
   const State shared =
       replay(chain.workload,
@@ -169,9 +170,45 @@ TEST(CudaKernelPlan, RefusesWhatItCannotLaunchOrLower) {
               AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX},
               AnnotationStep{.stage = 2, .iterator = 1, .annotation = Annotation::ThreadIdxX}});
   EXPECT_EQ(refusal(lower(chain.workload, shared, "f")),
-            "kernel f_kernel0: buffer 'T1' is computed for a whole block and shared by its "
-            "threads; that needs shared memory and barriers, which the CUDA back end does not "
-            "lower yet");
+            "kernel f_kernel0: local buffer 'T1' is computed for a whole block and read by its "
+            "threads; it must be a shared buffer (cache_read into \"shared\")");
+
+  // Shared memory beyond the target's, and a cooperative fetch needing more threads than the
+  // block's compute loop has.
+  const TestWorkload gemm = matmul(64, 64, 64);
+  const te::LoweredFunction sharedGemm =
+      lower(gemm.workload, replay(gemm.workload, sharedMemoryMatmulSteps()), "g");
+  CudaTarget littleShared = h200();
+  littleShared.maxSharedMemoryPerBlock = 1000;
+  EXPECT_EQ(refusal(sharedGemm, littleShared),
+            "kernel g_kernel0: 1024 bytes of shared memory per block, more than the target's 1000");
+  std::vector<Step> wideFetch = sharedMemoryMatmulSteps();
+  wideFetch[wideFetch.size() - 2] = SplitStep{.stage = 0, .iterator = 0, .factors = {128}};
+  EXPECT_EQ(refusal(lower(gemm.workload, replay(gemm.workload, wideFetch), "g")),
+            "kernel g_kernel0: loop 'B.shared.i0@B.shared.i1.1' is bound to threadIdx.x inside "
+            "another loop bound to it and longer than it (128 > 64)");
+}
+
+TEST(CudaCodegen, SharedCopiesAreAddressSpace3ArraysBetweenBarriers) {
+  const TestWorkload gemm = matmul(64, 64, 64);
+  const te::LoweredFunction function =
+      lower(gemm.workload, replay(gemm.workload, sharedMemoryMatmulSteps()), "g");
+  const codegen::CudaModule module = codegen::compileToPtx(function, h200());
+  ASSERT_EQ(module.launches.size(), 1u);
+  EXPECT_EQ(module.launches[0].grid, (std::array<std::int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(module.launches[0].block, (std::array<std::int64_t, 3>{64, 1, 1}));
+  EXPECT_NE(module.ptx.find(".shared .align 16 .b8 g_kernel0_A_shared[512]"), std::string::npos)
+      << module.ptx;
+  EXPECT_NE(module.ptx.find(".shared .align 16 .b8 g_kernel0_B_shared[512]"), std::string::npos)
+      << module.ptx;
+  EXPECT_NE(module.ptx.find("bar.sync"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("st.shared.f32"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("ld.shared.f32"), std::string::npos) << module.ptx;
+  const std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
+  std::string log;
+  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log << module.ptx;
 }
 
 TEST(CudaCodegen, KernelsReadTheirIndicesFromSpecialRegisters) {

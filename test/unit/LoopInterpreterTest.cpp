@@ -166,3 +166,43 @@ TEST(LoopInterpreter, BadAccessesAndArgumentsAreErrors) {
 }
 
 } // namespace
+
+// out[t] = s[(t + 1) % 8] after every thread t of a block wrote s[t] = t + 1: right only if
+// each thread waits at the barrier until the others have written.
+LoweredFunction rotateThroughSharedMemory(const Buffer& out, bool wrap = true) {
+  const Buffer shared = makeBuffer("s", DataType::Float32, 8, BufferScope::Shared);
+  const Var b = makeVar("b"), t = makeVar("t");
+  const Expr thread = varExpr(t);
+  const Expr neighbour = wrap ? floorMod(thread + c(1), c(8)) : thread + c(1);
+  return LoweredFunction{
+      .name = "f",
+      .arguments = {out},
+      .body = makeFor(
+          b, 2, ForKind::BlockIdxX,
+          makeFor(
+              t, 8, ForKind::ThreadIdxX,
+              makeAllocate(shared, makeSequence({makeStore(shared, thread,
+                                                           cast(DataType::Float32, thread + c(1))),
+                                                 makeBarrier(),
+                                                 makeStore(out, varExpr(b) * c(8) + thread,
+                                                           bufferLoad(shared, neighbour))}))))};
+}
+
+TEST(LoopInterpreter, ABlocksThreadsRunTogetherAndMeetAtItsBarriers) {
+  const Buffer out = makeBuffer("out", DataType::Float32, 16, BufferScope::Argument);
+  TensorData output(DataType::Float32, {16});
+  runLoweredFunction(rotateThroughSharedMemory(out), {&output});
+  std::vector<double> expected;
+  for (int block = 0; block < 2; ++block)
+    for (int thread = 0; thread < 8; ++thread)
+      expected.push_back((thread + 1) % 8 + 1);
+  EXPECT_EQ(valuesOf(output), expected);
+}
+
+TEST(LoopInterpreter, AThreadsErrorReachesTheCallerWithoutHangingTheOthers) {
+  const Buffer out = makeBuffer("out", DataType::Float32, 16, BufferScope::Argument);
+  TensorData output(DataType::Float32, {16});
+  // Thread 7 reads s[8], past the end, after the barrier; the others go on and finish.
+  const std::string error = errorOf(rotateThroughSharedMemory(out, /*wrap=*/false), {&output});
+  EXPECT_NE(error.find("out of bounds"), std::string::npos) << error;
+}

@@ -186,6 +186,23 @@ TEST(Lower, ThreadBindingsBecomeBoundLoopsThatTheInterpreterRunsAsSerialOnes) {
   EXPECT_TRUE(matchesReference(test, state));
 }
 
+TEST(Lower, SharedCopiesAreFetchedByTheBlocksThreadsBetweenBarriers) {
+  const TestWorkload test = matmul(64, 64, 64);
+  const State state = replay(test.workload, sharedMemoryMatmulSteps());
+  const std::string text = lowered(test, state);
+  // Each copy holds what the block's 64 threads read in one k0 iteration (16 x 8 of A, 8 x 16
+  // of B), indexed from the tile's corner, and is fetched by the same 64 threads.
+  EXPECT_TRUE(containsInOrder(text, {"blockIdx.x:", "threadIdx.x:", "for k.0 in 0..8:",
+                                     "allocate B.shared shared: "
+                                     "float32[128]",
+                                     "allocate A.shared shared: float32[128]", "barrier",
+                                     "threadIdx.x:", "B.shared[", "threadIdx.x:", "A.shared[",
+                                     "barrier", "C["}))
+      << text;
+  // Run with the block's threads at once, meeting at the barriers, it computes the product.
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
 TEST(Lower, PadComputedAtTheConvolutionsWidthLoopNeedsOneWindow) {
   const TestWorkload test = paddedConvolution(2, 3, 5, 6);
   const State state =

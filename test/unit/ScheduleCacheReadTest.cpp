@@ -86,10 +86,10 @@ TEST(ScheduleCacheRead, MalformedJsonIsRejected) {
             "schedule step 'cache_read': missing field 'readers'");
   EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"scope":"local","readers":[1]})"),
             "schedule step 'cache_read': missing field 'input'");
-  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"shared",)"
+  EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"texture",)"
                           R"("readers":[1]})"),
-            "schedule step 'cache_read': unknown scope 'shared' (the CPU has \"local\" and "
-            "\"global\")");
+            "schedule step 'cache_read': unknown scope 'texture' (known: \"local\", \"global\", "
+            "\"shared\")");
   EXPECT_EQ(stepJsonError(R"({"step":"cache_read","stage":0,"input":-1,"scope":"local",)"
                           R"("readers":[1],"iterator":0})"),
             "schedule step 'cache_read': unknown field 'iterator'");
@@ -141,8 +141,8 @@ TEST(ScheduleCacheRead, IllegalCacheReadsAreRejectedWithTheirReason) {
             "name either a stage or an input (the other -1), not stage 0 and input 0");
   EXPECT_EQ(
       rejectionReason(product, {},
-                      CacheReadStep{.stage = -1, .input = 0, .scope = "shared", .readers = {0}}),
-      "unknown scope 'shared' (the CPU has \"local\" and \"global\")");
+                      CacheReadStep{.stage = -1, .input = 0, .scope = "texture", .readers = {0}}),
+      "unknown scope 'texture' (known: \"local\", \"global\", \"shared\")");
   EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(0, {})),
             "cache_read needs at least one reader");
   EXPECT_EQ(rejectionReason(product, {}, cacheReadOfInput(0, {0, 0})),

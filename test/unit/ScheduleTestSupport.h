@@ -94,6 +94,31 @@ inline TestWorkload matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
   return {Workload{.key = "matmul", .inputs = {a, b}, .stages = {c}, .outputs = {c}}, reference};
 }
 
+// A GPU schedule of matmul(64, 64, 64) with shared memory, as Ansor's GPU sketch builds one:
+// A and B are copied into shared memory (stages 1 and 0; C is stage 2) at C's outer reduce
+// loop; C's 16 x 16 tiles are blocks, each of 64 threads computing 2 x 2 outputs; each copy's
+// 16 x 8 (or 8 x 16) tile is fetched by the block's 64 threads together, two elements each.
+inline std::vector<Step> sharedMemoryMatmulSteps() {
+  return {CacheReadStep{.stage = -1, .input = 0, .scope = "shared", .readers = {0}},
+          CacheReadStep{.stage = -1, .input = 1, .scope = "shared", .readers = {1}},
+          SplitStep{.stage = 2, .iterator = 0, .factors = {8, 2}},    // i0 i1 i2 j k
+          SplitStep{.stage = 2, .iterator = 3, .factors = {8, 2}},    // i0 i1 i2 j0 j1 j2 k
+          SplitStep{.stage = 2, .iterator = 6, .factors = {8}},       // ... k0 k1
+          ReorderStep{.stage = 2, .order = {0, 3, 1, 4, 6, 7, 2, 5}}, // i0 j0 i1 j1 k0 k1 i2 j2
+          FuseStep{.stage = 2, .iterators = {0, 1}},                  // b i1 j1 k0 k1 i2 j2
+          FuseStep{.stage = 2, .iterators = {1, 2}},                  // b t k0 k1 i2 j2
+          AnnotationStep{.stage = 2, .iterator = 0, .annotation = Annotation::BlockIdxX},
+          AnnotationStep{.stage = 2, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+          ComputeAtStep{.stage = 1, .targetStage = 2, .targetIterator = 2},
+          ComputeAtStep{.stage = 0, .targetStage = 2, .targetIterator = 2},
+          FuseStep{.stage = 1, .iterators = {0, 1}},
+          SplitStep{.stage = 1, .iterator = 0, .factors = {64}},
+          AnnotationStep{.stage = 1, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+          FuseStep{.stage = 0, .iterators = {0, 1}},
+          SplitStep{.stage = 0, .iterator = 0, .factors = {64}},
+          AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX}};
+}
+
 // Pad (1 pixel of zeros) then a 3x3 convolution: X[1, C, H, W], W[K, C, 3, 3] -> Y[1, K, H, W].
 inline TestWorkload paddedConvolution(std::int64_t channels, std::int64_t filters,
                                       std::int64_t height, std::int64_t width) {

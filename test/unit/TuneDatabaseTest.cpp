@@ -23,8 +23,8 @@ namespace {
 const std::string kTarget = "llvm -mcpu=test -threads=2";
 
 std::string temporaryLog(const std::string& name) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    (name + "-" + std::to_string(::getpid()) + ".jsonl");
+  const auto path =
+      std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".jsonl");
   std::filesystem::remove(path);
   return path.string();
 }
@@ -59,7 +59,8 @@ TEST(TuneDatabase, ReopeningCountsTheEarlierTrialsRoundsAndSeconds) {
   EXPECT_DOUBLE_EQ(reopened.elapsedSeconds(), 7.25);
   EXPECT_EQ(reopened.records("aaaa").size(), 3u);
   EXPECT_TRUE(reopened.records("bbbb").empty());
-  EXPECT_TRUE(reopened.measured("aaaa", schedule::scheduleText(tuningRecord("a", 0, 0, 8).schedule)));
+  EXPECT_TRUE(
+      reopened.measured("aaaa", schedule::scheduleText(tuningRecord("a", 0, 0, 8).schedule)));
   EXPECT_FALSE(reopened.measured("aaaa", schedule::scheduleText({})));
   std::filesystem::remove(path);
 }
@@ -84,9 +85,9 @@ TEST(TuneDatabase, RecordsOfAnotherTargetAreRefusedWithTheirLine) {
 
 tune::TuneSummary tuneOnce(const std::vector<graph::Task>& tasks, const std::string& path,
                            int trials) {
-  measure::Measurer measurer(measure::testing::host(),
-                             {.runner = measure::testing::quickRunnerOptions(),
-                              .buildParallelism = 2});
+  measure::Measurer measurer(
+      measure::testing::host(),
+      {.runner = measure::testing::quickRunnerOptions(), .buildParallelism = 2});
   search::RandomCostModel model(1);
   search::EvolutionOptions evolution;
   evolution.population = 32;
@@ -95,14 +96,17 @@ tune::TuneSummary tuneOnce(const std::vector<graph::Task>& tasks, const std::str
   std::vector<search::ScheduledTask> scheduled;
   std::set<std::string> keys;
   for (const graph::Task& task : tasks) {
-    scheduled.push_back({.weight = 1, .flops = static_cast<double>(task.flops), .tag = task.anchor});
+    scheduled.push_back(
+        {.weight = 1, .flops = static_cast<double>(task.flops), .tag = task.anchor});
     keys.insert(task.key);
   }
   const auto scheduler =
       search::makeTaskScheduler(search::SchedulerKind::Gradient, std::move(scheduled));
   tune::Database database(path, keys, kTarget);
   tune::Tuner tuner(tasks, measurer, model, strategy, *scheduler, database,
-                    {.trials = trials, .perRound = 4, .target = kTarget,
+                    {.trials = trials,
+                     .perRound = 4,
+                     .target = kTarget,
                      .defaults = {.cores = 2, .vectorLanes = 8}});
   return tuner.run();
 }

@@ -93,7 +93,39 @@ void KernelEmitter::emitGpuKernel(const std::string& name, const te::Stmt& body,
   emitStmt(body);
   builder_.CreateRetVoid();
   buffers_.clear();
+  sharedBuffers_.clear();
   function_ = nullptr;
+}
+
+void KernelEmitter::emitBarrier() {
+  if (!target_.gpu)
+    throw Error("kernel " + kernelName_ + ": a barrier needs a GPU target");
+  if (lanes_)
+    throw Error("kernel " + kernelName_ + ": a barrier inside a vectorized loop");
+  builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  forgetMemory(); // other threads wrote what the next loads read
+}
+
+llvm::Value* KernelEmitter::sharedBuffer(const te::Buffer& buffer) {
+  if (!target_.gpu)
+    throw Error("kernel " + kernelName_ + ": shared buffer '" + buffer->name +
+                "' needs a GPU target");
+  if (auto found = sharedBuffers_.find(buffer.get()); found != sharedBuffers_.end())
+    return found->second;
+  auto* type =
+      llvm::ArrayType::get(storageType(buffer->dtype),
+                           static_cast<std::uint64_t>(std::max<std::int64_t>(buffer->elements, 1)));
+  constexpr unsigned kSharedAddressSpace = 3;
+  // PTX names allow no '.' (NVPTX would spell it "_$_"): "g_kernel0_A_shared".
+  std::string name = kernelName_ + "_" + buffer->name;
+  std::replace(name.begin(), name.end(), '.', '_');
+  auto* array = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(type), name, nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  array->setAlignment(llvm::Align(16)); // float4 accesses
+  llvm::Value* pointer = llvm::ConstantExpr::getAddrSpaceCast(array, builder_.getPtrTy());
+  sharedBuffers_[buffer.get()] = pointer;
+  return pointer;
 }
 
 void KernelEmitter::emitThreadBoundFor(const te::StmtNode& loop) {

@@ -84,6 +84,10 @@ private:
   void emitParallelFor(const te::StmtNode& loop);
   // A loop bound to a block, thread or virtual thread; refused on the CPU.
   void emitThreadBoundFor(const te::StmtNode& loop);
+  // GPU (cuda/GpuKernelFrame.cpp): __syncthreads, and the block's one copy of a shared buffer
+  // (a generic pointer to an addrspace(3) array); both refused on the CPU.
+  void emitBarrier();
+  llvm::Value* sharedBuffer(const te::Buffer& buffer);
   llvm::AllocaInst* createEntryAlloca(llvm::Type* type, std::uint64_t count, unsigned alignment,
                                       const std::string& name);
   llvm::FunctionCallee runtimeFunction(const char* name, llvm::FunctionType* type);
@@ -198,6 +202,9 @@ private:
   std::unordered_map<const te::BufferNode*, std::map<MemoryKey, llvm::Value*>> knownMemory_;
   int outlinedCount_ = 0;
   GpuLaunch gpuLaunch_; // of the GPU kernel being emitted
+  // The addrspace(3) arrays of the kernel being emitted, one per shared buffer: the copies of
+  // an unrolled body share them.
+  std::unordered_map<const te::BufferNode*, llvm::Value*> sharedBuffers_;
 };
 
 } // namespace clustune::codegen

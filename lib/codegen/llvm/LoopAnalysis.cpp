@@ -55,6 +55,8 @@ void forEachExpr(const Stmt& stmt, const std::function<void(const Expr&)>& visit
     for (const Stmt& child : stmt->sequence)
       forEachExpr(child, visit);
     break;
+  case StmtKind::Barrier:
+    break;
   }
 }
 
@@ -291,6 +293,8 @@ std::int64_t unrollStepCount(const Stmt& stmt) {
       total = saturatingAdd(total, unrollStepCount(child));
     return total;
   }
+  case StmtKind::Barrier:
+    return 1;
   }
   return 0;
 }

@@ -46,6 +46,9 @@ void KernelEmitter::emitStmt(const te::Stmt& stmt) {
     for (const te::Stmt& child : stmt->sequence)
       emitStmt(child);
     return;
+  case te::StmtKind::Barrier:
+    emitBarrier();
+    return;
   }
 }
 
@@ -201,6 +204,12 @@ void KernelEmitter::emitStore(const te::StmtNode& store) {
 
 void KernelEmitter::emitAllocate(const te::StmtNode& allocate) {
   const te::Buffer& buffer = allocate.buffer;
+  if (buffer->scope == te::BufferScope::Shared) {
+    buffers_[buffer.get()] = sharedBuffer(buffer);
+    emitStmt(allocate.body);
+    buffers_.erase(buffer.get());
+    return;
+  }
   if (buffer->scope != te::BufferScope::Local)
     throw Error("kernel " + kernelName_ + ": Allocate of '" + buffer->name +
                 "', which is not a local buffer");
