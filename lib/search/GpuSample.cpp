@@ -9,6 +9,7 @@
 #include "support/Random.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace clustune::search {
@@ -26,19 +27,124 @@ public:
       : options_(options), rng_(rng), state_(schedule::initialState(workload)) {}
 
   std::vector<Step> run() {
-    const int stageCount = static_cast<int>(state_.stages().size());
-    for (int stage = 0; stage < stageCount; ++stage) {
-      const schedule::Stage& current = state_.stages()[stage];
-      if (!current.isOutput() && !current.tensor->isReduction())
-        push(schedule::ComputeInlineStep{.stage = stage});
+    // Which reductions read their operands through shared memory (Ansor's cache_read into
+    // "shared" for stages with data reuse): a coin flip each, drawn before any step.
+    std::vector<std::string> sharedReaders;
+    for (const schedule::Stage& stage : state_.stages())
+      if (stage.location.kind == schedule::ComputeLocationKind::Root &&
+          stage.tensor->isReduction() && stage.spatialAxisCount() > 0 &&
+          rng_.uniformInt(std::uint64_t{2}) == 1)
+        sharedReaders.push_back(stage.tensor->name);
+    const schedule::State initial = state_;
+    try {
+      return build(sharedReaders);
+    } catch (const schedule::InvalidScheduleError&) {
+      // A copy another stage reads too (a layer norm's mean and variance both read their
+      // input, which inlining folds into both) cannot be computed at one of them: this draw
+      // goes without shared memory.
+      state_ = initial;
+      steps_.clear();
+      return build({});
     }
-    for (int stage = 0; stage < stageCount; ++stage)
-      if (state_.stages()[stage].location.kind == schedule::ComputeLocationKind::Root)
-        tile(stage);
-    return steps_;
   }
 
 private:
+  std::vector<Step> build(const std::vector<std::string>& sharedReaders) {
+    std::map<std::string, std::vector<std::string>> copiesOf;
+    for (const std::string& reader : sharedReaders)
+      copiesOf[reader] = cacheOperandsInSharedMemory(reader);
+
+    const int stageCount = static_cast<int>(state_.stages().size());
+    for (int stage = 0; stage < stageCount; ++stage) {
+      const schedule::Stage& current = state_.stages()[stage];
+      if (!current.isOutput() && !current.tensor->isReduction() && !current.sharedMemory)
+        push(schedule::ComputeInlineStep{.stage = stage});
+    }
+    for (const std::string& name : rootStageNames()) {
+      const int stage = stageNamed(name);
+      const std::int64_t threads = tile(stage);
+      if (auto copies = copiesOf.find(name); copies != copiesOf.end())
+        fetchCooperatively(name, copies->second, threads);
+    }
+    return steps_;
+  }
+
+  int stageNamed(const std::string& name) const {
+    for (std::size_t i = 0; i < state_.stages().size(); ++i)
+      if (state_.stages()[i].tensor->name == name)
+        return static_cast<int>(i);
+    throw Error("GPU sampling lost stage '" + name + "'");
+  }
+
+  std::vector<std::string> rootStageNames() const {
+    std::vector<std::string> names;
+    for (const schedule::Stage& stage : state_.stages())
+      if (stage.location.kind == schedule::ComputeLocationKind::Root && !stage.sharedMemory)
+        names.push_back(stage.tensor->name);
+    return names;
+  }
+
+  // A shared copy of every tensor the reduction `reader` loads: a workload input, or a stage
+  // (such as a padding, which is then inlined into its copy, so the fetch pads).
+  // Returns the copies' stage names.
+  std::vector<std::string> cacheOperandsInSharedMemory(const std::string& reader) {
+    const std::vector<te::Tensor> operands =
+        te::producersOf(state_.stages()[stageNamed(reader)].tensor);
+    std::vector<std::string> copies;
+    for (const te::Tensor& operand : operands) {
+      const int readerIndex = stageNamed(reader);
+      const int producer = state_.stageIndex(operand.get());
+      int input = -1;
+      for (std::size_t i = 0; producer < 0 && i < state_.inputs().size(); ++i)
+        if (state_.inputs()[i].get() == operand.get())
+          input = static_cast<int>(i);
+      if (producer < 0 && input < 0)
+        continue;
+      push(schedule::CacheReadStep{.stage = producer,
+                                   .input = producer < 0 ? input : -1,
+                                   .scope = "shared",
+                                   .readers = {readerIndex}});
+      copies.push_back(operand->name + ".shared");
+    }
+    return copies;
+  }
+
+  // Each shared copy of `reader`'s operands is computed at the reader's innermost outer-reduce
+  // loop (R0), and its elements are spread over the block's `threads`: fused, split by the
+  // thread count (and by a vector width of 1, 2 or 4 inside), the thread part bound to
+  // threadIdx.x.
+  void fetchCooperatively(const std::string& reader, const std::vector<std::string>& copies,
+                          std::int64_t threads) {
+    const schedule::Stage& readerStage = state_.stages()[stageNamed(reader)];
+    const int reduce = static_cast<int>(readerStage.tensor->body->reduceAxes.size());
+    // After tile(): blockIdx, vthread, threadIdx, then the R0 part of each reduce axis.
+    const int attachAt = 3 + reduce - 1;
+    for (const std::string& copy : copies)
+      push(schedule::ComputeAtStep{.stage = stageNamed(copy),
+                                   .targetStage = stageNamed(reader),
+                                   .targetIterator = attachAt});
+    for (const std::string& copy : copies) {
+      const int stage = stageNamed(copy);
+      const int axes = static_cast<int>(state_.stages()[stage].loops.size());
+      if (axes > 1) {
+        std::vector<int> all(static_cast<std::size_t>(axes));
+        for (int axis = 0; axis < axes; ++axis)
+          all[static_cast<std::size_t>(axis)] = axis;
+        push(schedule::FuseStep{.stage = stage, .iterators = all});
+      }
+      const std::int64_t vector = rng_.pick(std::vector<std::int64_t>{1, 2, 4});
+      push(schedule::SplitStep{.stage = stage,
+                               .iterator = 0,
+                               .factors = vector > 1 ? std::vector<std::int64_t>{threads, vector}
+                                                     : std::vector<std::int64_t>{threads}});
+      push(schedule::AnnotationStep{
+          .stage = stage, .iterator = 1, .annotation = Annotation::ThreadIdxX});
+      if (vector > 1)
+        push(schedule::AnnotationStep{
+            .stage = stage, .iterator = 2, .annotation = Annotation::Vectorize});
+    }
+  }
+
   void push(const Step& step) {
     state_ = schedule::applyStep(std::move(state_), step);
     steps_.push_back(step);
@@ -69,11 +175,12 @@ private:
     return {vthreads, threads, middle, inner};
   }
 
-  void tile(int stage) {
+  // Returns the stage's threads per block.
+  std::int64_t tile(int stage) {
     const int spatial = state_.stages()[stage].spatialAxisCount();
     const int reduce = static_cast<int>(state_.stages()[stage].loops.size()) - spatial;
     if (spatial == 0)
-      return; // a full reduction: one thread
+      return 1; // a full reduction: one thread
     std::vector<std::int64_t> extents;
     for (int axis = 0; axis < spatial + reduce; ++axis)
       extents.push_back(state_.stages()[stage].loop(axis).extent);
@@ -129,6 +236,10 @@ private:
                               .autoUnrollMaxStep =
                                   rng_.pick(std::vector<int>(std::begin(kGpuAutoUnrollChoices),
                                                              std::end(kGpuAutoUnrollChoices)))});
+    std::int64_t threads = 1;
+    for (int axis = 0; axis < spatial; ++axis)
+      threads *= factors[static_cast<std::size_t>(axis)][1];
+    return threads;
   }
 
   GpuSampleOptions options_;
@@ -136,6 +247,35 @@ private:
   State state_;
   std::vector<Step> steps_;
 };
+
+// Bytes of the shared buffers a kernel of `stmt` allocates (each once, wherever it stands).
+std::int64_t sharedBytes(const te::Stmt& stmt, std::set<const te::BufferNode*>& seen) {
+  if (!stmt)
+    return 0;
+  std::int64_t bytes = 0;
+  if (stmt->kind == te::StmtKind::Allocate && stmt->buffer->scope == te::BufferScope::Shared &&
+      seen.insert(stmt->buffer.get()).second)
+    bytes += stmt->buffer->elements * graph::dataTypeBytes(stmt->buffer->dtype);
+  bytes += sharedBytes(stmt->body, seen) + sharedBytes(stmt->elseBody, seen);
+  for (const te::Stmt& child : stmt->sequence)
+    bytes += sharedBytes(child, seen);
+  return bytes;
+}
+
+// The most shared memory any one kernel (root statement) of the function uses.
+std::int64_t maxKernelSharedBytes(const te::LoweredFunction& function) {
+  te::Stmt root = function.body;
+  while (root && root->kind == te::StmtKind::Allocate)
+    root = root->body;
+  std::int64_t most = 0;
+  const std::vector<te::Stmt> kernels =
+      root && root->kind == te::StmtKind::Sequence ? root->sequence : std::vector<te::Stmt>{root};
+  for (const te::Stmt& kernel : kernels) {
+    std::set<const te::BufferNode*> seen;
+    most = std::max(most, sharedBytes(kernel, seen));
+  }
+  return most;
+}
 
 } // namespace
 
@@ -152,7 +292,10 @@ std::vector<std::vector<Step>> sampleGpu(const te::Workload& workload, int count
     std::vector<Step> steps = GpuSampler(workload, options, rng).run();
     if (!seen.insert(schedule::toJson(steps).dump()).second)
       continue;
-    schedule::lower(workload, schedule::replay(workload, steps), "sample"); // must lower
+    const te::LoweredFunction lowered =
+        schedule::lower(workload, schedule::replay(workload, steps), "sample"); // must lower
+    if (maxKernelSharedBytes(lowered) > options.maxSharedMemoryPerBlock)
+      continue;
     schedules.push_back(std::move(steps));
   }
   return schedules;

@@ -1,13 +1,18 @@
-// Random GPU schedules of a workload: Ansor's multi-level tiling for GPUs ("SSSRRSRS"), without
-// shared memory yet. Each stage left at root after inlining (outputs and reductions) splits
-// every spatial axis into five levels and every reduce axis into three, and orders them
+// Random GPU schedules of a workload: Ansor's multi-level tiling for GPUs ("SSSRRSRS"). Each
+// stage left at root after inlining (outputs and reductions) splits every spatial axis into five
+// levels and every reduce axis into three, and orders them
 //   S0 S1 S2 R0 R1 S3 R2 S4
 // with the S0 parts of all spatial axes fused and bound to blockIdx.x, the S1 parts to vthread
 // and the S2 parts to threadIdx.x; the other levels run inside each thread, and the stage gets a
 // random auto_unroll_max_step. Factors divide their axes exactly, the threads of a block stay
-// within the target's limit and a thread's virtual threads within kMaxVirtualThreads. This is
-// what the GPU search space will start from (issue 17); GPU sketches with cache_read into
-// shared memory come with barriers.
+// within the target's limit and a thread's virtual threads within kMaxVirtualThreads.
+//
+// Half the time a reduction with spatial axes reads its operands through shared memory, as
+// Ansor's GPU sketch does: each operand (a workload input, or a stage such as a padding, which
+// is then inlined into its copy) gets a cache_read into "shared" computed at the reduction's
+// innermost R0 loop, whose elements the block's threads fetch together (fused, split by the
+// thread count and a vector width of 1, 2 or 4, bound to threadIdx.x). Schedules whose shared
+// copies exceed the target's shared memory per block are not drawn.
 #pragma once
 
 #include "schedule/Step.h"
@@ -20,6 +25,7 @@ namespace clustune::search {
 
 struct GpuSampleOptions {
   int maxThreadsPerBlock = 1024;
+  std::int64_t maxSharedMemoryPerBlock = 48 * 1024; // bytes
 };
 
 inline constexpr int kMaxVirtualThreads = 8;

@@ -14,6 +14,7 @@
 #include "support/Error.h"
 #include "te/LowerTask.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -126,8 +127,15 @@ TEST(CudaCorpus, DISABLED_FiveSampledGpuSchedulesOfEveryTaskGivePtxThatPtxasAcce
   expectPtxasAcceptsCorpus([](std::size_t) { return 5; });
 }
 
+bool usesSharedMemory(const std::vector<schedule::Step>& steps) {
+  return std::any_of(steps.begin(), steps.end(), [](const schedule::Step& step) {
+    const auto* cacheRead = std::get_if<schedule::CacheReadStep>(&step);
+    return cacheRead && cacheRead->scope == "shared";
+  });
+}
+
 TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleComputes) {
-  std::size_t checked = 0;
+  std::size_t checked = 0, shared = 0;
   for (const graph::Task& task : corpusTasks()) {
     if (task.flops > 1'000'000)
       continue; // the interpreter runs a few million operations a second
@@ -137,12 +145,20 @@ TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleCompute
         measure::generateInputs(measure::argumentSpecs(task, workload), 7);
     const auto naive =
         interpret(lowered(workload, schedule::naiveSchedule(workload)), inputs, workload);
-    // The default schedule, and one sampled schedule on the smallest tasks.
+    // The default schedule, and on the smallest tasks one sampled schedule and the first of
+    // six that reads through shared memory, run with each block's threads meeting at barriers.
     std::vector<std::vector<schedule::Step>> schedules = {
         schedule::defaultGpuSchedule(workload, {})};
-    if (task.flops <= 200'000)
-      for (auto& steps : search::sampleGpu(workload, 1, 3))
-        schedules.push_back(std::move(steps));
+    if (task.flops <= 200'000) {
+      std::vector<std::vector<schedule::Step>> sampled = search::sampleGpu(workload, 6, 3);
+      if (!sampled.empty())
+        schedules.push_back(sampled.front());
+      for (std::size_t i = 1; i < sampled.size(); ++i)
+        if (usesSharedMemory(sampled[i]) && !usesSharedMemory(sampled.front())) {
+          schedules.push_back(sampled[i]);
+          break;
+        }
+    }
     for (const auto& steps : schedules) {
       const auto gpu = interpret(lowered(workload, steps), inputs, workload);
       ASSERT_EQ(gpu.size(), naive.size());
@@ -156,8 +172,10 @@ TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleCompute
               << schedule::toJson(steps).dump();
         }
       ++checked;
+      shared += usesSharedMemory(steps) ? 1 : 0;
     }
   }
   EXPECT_GE(checked, 120u); // 123 of the 407 tasks are this small
-  std::printf("checked %zu schedules\n", checked);
+  EXPECT_GE(shared, 20u);
+  std::printf("checked %zu schedules, %zu of them with shared memory\n", checked, shared);
 }

@@ -162,8 +162,9 @@ int main(int argc, char** argv) {
     options.shard = shard;
     options.sampling = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32};
     if (resolved.gpu)
-      options.sampling.gpu =
-          search::GpuSampleOptions{.maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock};
+      options.sampling.gpu = search::GpuSampleOptions{
+          .maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock,
+          .maxSharedMemoryPerBlock = resolved.gpu->maxSharedMemoryPerBlock};
     options.batchSize = batchSize;
     options.timeBudgetSeconds = timeBudget;
     options.maxRecords = maxRecords;

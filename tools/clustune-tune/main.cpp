@@ -262,7 +262,8 @@ int main(int argc, char** argv) {
     if (resolved.gpu)
       strategy = std::make_unique<search::GpuSampleSearch>(search::GpuSampleSearchOptions{
           .pool = 8 * perRound,
-          .sampling = {.maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock}});
+          .sampling = {.maxThreadsPerBlock = resolved.gpu->maxThreadsPerBlock,
+                       .maxSharedMemoryPerBlock = resolved.gpu->maxSharedMemoryPerBlock}});
     else
       strategy = std::make_unique<search::EvolutionarySearch>(evolution);
 
