@@ -189,6 +189,20 @@ TEST(CudaKernelPlan, RefusesWhatItCannotLaunchOrLower) {
             "another loop bound to it and longer than it (128 > 64)");
 }
 
+TEST(CudaCodegen, AVectorizedFetchStoresFourFloatsAtOnceIntoSharedMemory) {
+  // A's copy fetched as 32 threads x 4 contiguous floats: 16-byte aligned rows of 8.
+  std::vector<Step> steps = sharedMemoryMatmulSteps();
+  steps[steps.size() - 5] = SplitStep{.stage = 1, .iterator = 0, .factors = {32, 4}};
+  steps.insert(steps.end() - 3,
+               AnnotationStep{.stage = 1, .iterator = 2, .annotation = Annotation::Vectorize});
+  const TestWorkload gemm = matmul(64, 64, 64);
+  const codegen::CudaModule module =
+      codegen::compileToPtx(lower(gemm.workload, replay(gemm.workload, steps), "g"), h200());
+  // The shared index is the fused one, 4-aligned at lane 0; the global index goes through the
+  // tile's // and %, which the emitter cannot prove contiguous, so those loads stay scalar.
+  EXPECT_NE(module.ptx.find("st.shared.v4.f32"), std::string::npos) << module.ptx;
+}
+
 TEST(CudaCodegen, SharedCopiesAreAddressSpace3ArraysBetweenBarriers) {
   const TestWorkload gemm = matmul(64, 64, 64);
   const te::LoweredFunction function =

@@ -7,8 +7,10 @@
 #include "codegen/llvm/LoopAnalysis.h"
 
 #include <cassert>
+#include <cstdlib>
 #include <llvm/Analysis/TargetTransformInfo.h>
 #include <llvm/Target/TargetMachine.h>
+#include <numeric>
 
 namespace clustune::codegen {
 
@@ -28,6 +30,53 @@ llvm::Value* KernelEmitter::emitLaneZeroIndex(const Expr& index) {
   return result;
 }
 
+namespace {
+
+// A number that the integer index always is a multiple of (0 for an index that is always 0):
+// constants, sums and products of what is known; the vectorized loop's variable counts as a
+// multiple of the vector width, since its lane-0 value starts a vector.
+std::int64_t knownMultiple(const Expr& index, const te::VarNode* laneVar, std::int64_t width) {
+  constexpr std::int64_t kCap = std::int64_t{1} << 20;
+  switch (index->kind) {
+  case ExprKind::IntImm:
+    return std::min(std::abs(index->intValue), kCap);
+  case ExprKind::Variable:
+    return index->var.get() == laneVar ? width : 1;
+  case ExprKind::Add:
+  case ExprKind::Sub:
+    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
+                    knownMultiple(index->operands[1], laneVar, width));
+  case ExprKind::Mul:
+    return std::min(knownMultiple(index->operands[0], laneVar, width) *
+                        knownMultiple(index->operands[1], laneVar, width),
+                    kCap);
+  case ExprKind::FloorMod: // a - b·floor(a/b): a multiple of what divides both
+    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
+                    knownMultiple(index->operands[1], laneVar, width));
+  default:
+    return 1;
+  }
+}
+
+} // namespace
+
+llvm::Align KernelEmitter::vectorAlignment(const Expr& index, llvm::Type* element) const {
+  const auto elementBytes =
+      static_cast<std::int64_t>(module_.getDataLayout().getTypeStoreSize(element));
+  if (!target_.gpu || !lanes_)
+    return llvm::Align(static_cast<std::uint64_t>(elementBytes));
+  // GPU buffers start at 16-byte boundaries at least: cuMemAlloc's 256, the executors' arena
+  // and workspace offsets, shared arrays and allocas. NVPTX loads a vector in one instruction
+  // only when it is aligned to its size.
+  constexpr std::int64_t kBaseAlignment = 16;
+  const std::int64_t multiple = knownMultiple(index, lanes_->var, lanes_->width);
+  std::int64_t bytes = multiple == 0 ? kBaseAlignment : multiple * elementBytes;
+  std::int64_t align = elementBytes;
+  while (align < kBaseAlignment && bytes % (2 * align) == 0)
+    align *= 2;
+  return llvm::Align(static_cast<std::uint64_t>(align));
+}
+
 llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr& index) {
   llvm::Value* base = bufferPointer(buffer);
   llvm::Type* element = storageType(buffer->dtype);
@@ -37,11 +86,12 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
     auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
     llvm::Value* address = numberedAddress(element, base, emitLaneZeroIndex(index));
     llvm::Value* mask = lanes_->mask;
+    const llvm::Align vectorAlign = vectorAlignment(index, element);
     loaded = numberedLoad(buffer.get(), address, vectorType, mask, [&]() -> llvm::Value* {
       if (mask)
-        return builder_.CreateMaskedLoad(vectorType, address, align, mask,
+        return builder_.CreateMaskedLoad(vectorType, address, vectorAlign, mask,
                                          llvm::Constant::getNullValue(vectorType));
-      return builder_.CreateAlignedLoad(vectorType, address, align);
+      return builder_.CreateAlignedLoad(vectorType, address, vectorAlign);
     });
   } else {
     llvm::Value* laneIndices = emitIndex(index);
@@ -114,10 +164,11 @@ void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, l
   if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
     value = broadcast(value, lanes_->width);
     llvm::Value* address = numberedAddress(element, base, emitLaneZeroIndex(index));
+    const llvm::Align vectorAlign = vectorAlignment(index, element);
     if (lanes_->mask)
-      builder_.CreateMaskedStore(value, address, align, lanes_->mask);
+      builder_.CreateMaskedStore(value, address, vectorAlign, lanes_->mask);
     else
-      builder_.CreateAlignedStore(value, address, align);
+      builder_.CreateAlignedStore(value, address, vectorAlign);
     rememberStore(buffer.get(), address, value, lanes_->mask);
     return;
   }
