@@ -281,25 +281,12 @@ public:
                 std::make_unique<TensorData>(allocated->dtype, graph::Shape{allocated->elements});
           shared = slot.get();
         }
-        TensorData* previous =
-            buffers_.count(allocated.get()) ? buffers_[allocated.get()] : nullptr;
-        buffers_[allocated.get()] = shared;
-        execute(stmt->body);
-        if (previous)
-          buffers_[allocated.get()] = previous;
-        else
-          buffers_.erase(allocated.get());
+        executeWith(allocated.get(), shared, stmt->body);
         break;
       }
       auto storage =
           std::make_unique<TensorData>(allocated->dtype, graph::Shape{allocated->elements});
-      TensorData* previous = buffers_.count(allocated.get()) ? buffers_[allocated.get()] : nullptr;
-      buffers_[allocated.get()] = storage.get();
-      execute(stmt->body);
-      if (previous)
-        buffers_[allocated.get()] = previous;
-      else
-        buffers_.erase(allocated.get());
+      executeWith(allocated.get(), storage.get(), stmt->body);
       break;
     }
     case StmtKind::IfThenElse:
@@ -322,6 +309,18 @@ public:
   }
 
 private:
+  // Runs `body` with `buffer` bound to `data`, then restores what it was bound to.
+  void executeWith(const BufferNode* buffer, TensorData* data, const Stmt& body) {
+    auto found = buffers_.find(buffer);
+    TensorData* previous = found == buffers_.end() ? nullptr : found->second;
+    buffers_[buffer] = data;
+    execute(body);
+    if (previous)
+      buffers_[buffer] = previous;
+    else
+      buffers_.erase(buffer);
+  }
+
   // Runs the thread loop's iterations at once, one OS thread each, so that they meet at the
   // barriers in its body as a GPU block's threads do. The first error of any thread is thrown
   // once all have stopped; a thread that fails leaves the barrier, so the others finish.

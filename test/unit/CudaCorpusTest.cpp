@@ -75,13 +75,15 @@ void expectPtxasAcceptsCorpus(const std::function<int(std::size_t)>& samples) {
   const auto directory =
       std::filesystem::temp_directory_path() / ("clustune-cuda-ptx-" + std::to_string(::getpid()));
   std::filesystem::create_directories(directory);
-  std::size_t modules = 0, sampled = 0;
+  std::size_t modules = 0, sampled = 0, shared = 0;
   for (std::size_t index = 0; index < tasks.size(); ++index) {
     const graph::Task& task = tasks[index];
     SCOPED_TRACE("task " + task.key + " (" + task.anchor + ")");
     const te::Workload workload = te::lowerTask(task);
-    std::vector<std::vector<schedule::Step>> schedules = search::sampleGpu(
-        workload, samples(index), 1, {.maxThreadsPerBlock = target.maxThreadsPerBlock});
+    std::vector<std::vector<schedule::Step>> schedules =
+        search::sampleGpu(workload, samples(index), 1,
+                          {.maxThreadsPerBlock = target.maxThreadsPerBlock,
+                           .maxSharedMemoryPerBlock = target.maxSharedMemoryPerBlock});
     sampled += schedules.size();
     schedules.insert(schedules.begin(), schedule::defaultGpuSchedule(workload, {}));
     for (std::size_t k = 0; k < schedules.size(); ++k) {
@@ -92,9 +94,11 @@ void expectPtxasAcceptsCorpus(const std::function<int(std::size_t)>& samples) {
         EXPECT_NE(module.ptx.find(".entry " + launch.kernel), std::string::npos);
       std::ofstream(directory / (task.key + "-" + std::to_string(k) + ".ptx")) << module.ptx;
       ++modules;
+      shared += module.ptx.find(".shared .align") != std::string::npos ? 1 : 0;
     }
   }
-  std::printf("%zu modules, %zu of them sampled\n", modules, sampled);
+  std::printf("%zu modules, %zu of them sampled, %zu with shared memory\n", modules, sampled,
+              shared);
 
   const std::string ptxas = "/usr/local/cuda/bin/ptxas";
   if (!std::filesystem::exists(ptxas)) {

@@ -60,19 +60,9 @@ TEST(GpuSampleSearch, ProposesDistinctUnmeasuredGpuSchedulesThatFollowTheModel) 
     EXPECT_FALSE(measured.count(candidate.text)) << candidate.text;
 }
 
-// Y = Relu(A + B) over [2, 4]: few ways to tile eight elements.
-graph::Task tinyAddReluTask() {
-  const graph::Shape shape = {2, 4};
-  graph::Task task;
-  task.inputs = {{.shape = shape}, {.shape = shape}};
-  task.nodes = {node("Add", {input(0), input(1)}, shape, graph::PatternKind::ElemWise),
-                node("Relu", {nodeOutput(0)}, shape, graph::PatternKind::ElemWise)};
-  task.outputs = {nodeOutput(1)};
-  return finish(task);
-}
-
 TEST(GpuSampleSearch, AnExhaustedSpaceYieldsNothing) {
-  const SearchTask task = makeSearchTask(tinyAddReluTask());
+  // Relu(A + B) over [2, 4]: few ways to tile eight elements.
+  const SearchTask task = makeSearchTask(addReluTask({2, 4}));
   GpuSampleSearch search({.pool = 256});
   UnrollModel model;
   Rng rng(1);

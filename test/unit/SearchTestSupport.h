@@ -86,9 +86,8 @@ inline graph::Task convBiasReluTask() {
   return finish(task);
 }
 
-// Y = Relu(A + B) over [4, 6, 240]: 240 has 16 vector lengths from 2 to 64.
-inline graph::Task addReluTask() {
-  const graph::Shape shape = {4, 6, 240};
+// Y = Relu(A + B) over [4, 6, 240] by default: 240 has 16 vector lengths from 2 to 64.
+inline graph::Task addReluTask(const graph::Shape& shape = {4, 6, 240}) {
   graph::Task task;
   task.inputs = {{.shape = shape}, {.shape = shape}};
   task.nodes = {node("Add", {input(0), input(1)}, shape, graph::PatternKind::ElemWise),
