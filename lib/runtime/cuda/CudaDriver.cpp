@@ -250,16 +250,6 @@ void CudaDriver::Session::unloadModule(void* module) {
   functions_.check(functions_.moduleUnload(module), "cuModuleUnload");
 }
 
-float CudaDriver::Session::launch(void* module, const std::string& kernel,
-                                  const std::array<std::int64_t, 3>& grid,
-                                  const std::array<std::int64_t, 3>& block,
-                                  const std::vector<std::uint64_t>& pointers) {
-  return static_cast<float>(
-      runLaunches(module, {KernelLaunch{.kernel = kernel, .grid = grid, .block = block}},
-                  pointers) *
-      1000.0);
-}
-
 namespace {
 
 // Two CUDA events, destroyed with the scope.

@@ -85,11 +85,6 @@ public:
   // Loads PTX text (the driver JIT-compiles it for the device) and returns a module handle.
   void* loadModule(const std::string& ptx);
   void unloadModule(void* module);
-  // Launches `kernel` of `module` with one device pointer per parameter, and waits for it.
-  // Returns the kernel's time in milliseconds, measured with CUDA events around the launch.
-  float launch(void* module, const std::string& kernel, const std::array<std::int64_t, 3>& grid,
-               const std::array<std::int64_t, 3>& block,
-               const std::vector<std::uint64_t>& pointers);
   // The kernels of `launches` in `module`, looked up once for enqueue().
   std::vector<void*> resolve(void* module, const std::vector<KernelLaunch>& launches);
   // Queues the launches in order on the session's stream, with these pointers as parameters,
