@@ -101,6 +101,20 @@ VarExtents extentsOf(const std::vector<Loop>& loops) {
   return extents;
 }
 
+bool isWithinBlock(ForKind kind) {
+  return kind == ForKind::VThread || kind == ForKind::ThreadIdxX || kind == ForKind::ThreadIdxY ||
+         kind == ForKind::ThreadIdxZ;
+}
+
+// The loop position of the reduce iterator bound to threadIdx.x: a cross-thread reduction.
+std::optional<std::size_t> crossThreadLoop(const Stage& stage) {
+  for (std::size_t position = 0; position < stage.loops.size(); ++position)
+    if (stage.loop(position).kind == IteratorKind::Reduce &&
+        stage.loop(position).annotation == Annotation::ThreadIdxX)
+      return position;
+  return std::nullopt;
+}
+
 // The loop nest of one stage: its loop variables, the values of its axes in terms of them, the
 // guards of splits that do not divide, and its body with axes substituted (loads still Load).
 struct StageNest {
@@ -300,7 +314,13 @@ private:
     const std::size_t loopCount = nest.loops.size();
     std::vector<Loop> scope = enclosing;
 
+    const std::optional<std::size_t> threadLoop = crossThreadLoop(stage);
+    if (threadLoop)
+      checkCrossThread(stage, nest, enclosing);
+
     std::function<Stmt(std::size_t)> build = [&](std::size_t position) -> Stmt {
+      if (threadLoop && position == nest.firstReduce)
+        return crossThreadReduction(stageIndex, nest, *threadLoop, storeIndex, self.buffer, scope);
       std::vector<Stmt> statements;
       if (reduction && position == nest.firstReduce)
         statements.push_back(initialization(stage, nest, storeIndex, self.buffer));
@@ -325,6 +345,97 @@ private:
       return makeSequence(std::move(statements));
     };
     return build(0);
+  }
+
+  void checkCrossThread(const Stage& stage, const StageNest& nest,
+                        const std::vector<Loop>& enclosing) const {
+    const std::string name = "stage '" + stage.tensor->name + "'";
+    for (std::size_t position = nest.firstReduce; position < stage.loops.size(); ++position)
+      if (stage.loop(position).kind == IteratorKind::Spatial)
+        throw Error("lowering " + workload_.key + ": " + name + " has spatial loop '" +
+                    stage.loop(position).name +
+                    "' inside its reduce loops; a cross-thread reduction needs them outside");
+    for (const Loop& loop : enclosing)
+      if (isWithinBlock(loop.kind))
+        throw Error("lowering " + workload_.key + ": " + name +
+                    " is a cross-thread reduction computed inside " + forKindName(loop.kind) +
+                    " loop '" + loop.var->name + "'; it needs the block's threads to itself");
+  }
+
+  // Ansor's cross-thread reduction, as TVM lowers a reduce loop bound to threadIdx.x: each of
+  // the block's threads reduces its share of the reduce loops into a register, the shares meet
+  // in shared memory, a tree of halving steps with a barrier after each folds them into
+  // element 0, and thread 0 stores it. Every thread reaches every barrier; only the loads and
+  // stores are guarded.
+  Stmt crossThreadReduction(int stageIndex, const StageNest& nest, std::size_t threadPosition,
+                            const Expr& storeIndex, const Buffer& output,
+                            std::vector<Loop>& scope) {
+    const Stage& stage = state_.stages()[stageIndex];
+    const Tensor& tensor = stage.tensor;
+    const Reducer reducer = tensor->body->reducer;
+    const Loop& thread = nest.loops[threadPosition];
+    const Expr t = varExpr(thread.var);
+    const Buffer partial =
+        makeBuffer(tensor->name + ".partial", tensor->dtype, 1, BufferScope::Local);
+    const Buffer partials =
+        makeBuffer(tensor->name + ".partials", tensor->dtype, thread.extent, BufferScope::Shared);
+
+    std::vector<std::size_t> serial;
+    for (std::size_t position = nest.firstReduce; position < nest.loops.size(); ++position)
+      if (position != threadPosition)
+        serial.push_back(position);
+    const auto innerLoops = [&](std::size_t from) {
+      std::vector<Loop> inner;
+      for (std::size_t k = from; k < serial.size(); ++k)
+        inner.push_back(nest.loops[serial[k]]);
+      return inner;
+    };
+    std::function<Stmt(std::size_t)> accumulate = [&](std::size_t k) -> Stmt {
+      if (k == serial.size()) {
+        std::vector<Expr> guards = nest.spatialGuards;
+        guards.insert(guards.end(), nest.reduceGuards.begin(), nest.reduceGuards.end());
+        const Expr value = combine(reducer, bufferLoad(partial, intImm(0)), lowerLoads(nest.value));
+        return guarded(makeStore(partial, intImm(0), value), guards);
+      }
+      const std::size_t position = serial[k];
+      const Loop& loop = nest.loops[position];
+      const ForKind kind = forKindOf(stage.loop(position).annotation);
+      scope.push_back({loop.var, loop.extent, kind});
+      Stmt body = withAttachedStages(stageIndex, stage.loops[position], nest.value, scope,
+                                     innerLoops(k + 1), [&] { return accumulate(k + 1); });
+      scope.pop_back();
+      return makeFor(loop.var, loop.extent, kind, std::move(body));
+    };
+
+    scope.push_back({thread.var, thread.extent, ForKind::ThreadIdxX});
+    std::vector<Stmt> perThread{
+        makeStore(partial, intImm(0), reducerIdentity(reducer, tensor->dtype)),
+        withAttachedStages(stageIndex, stage.loops[threadPosition], nest.value, scope,
+                           innerLoops(0), [&] { return accumulate(0); }),
+        makeStore(partials, t, bufferLoad(partial, intImm(0))), makeBarrier()};
+    scope.pop_back();
+    std::int64_t width = 1;
+    while (width < thread.extent)
+      width *= 2;
+    for (std::int64_t half = width / 2; half >= 1; half /= 2) {
+      // Element t + half folds into t; with a thread count that is not a power of two, the
+      // first step has fewer than `half` elements above it.
+      const std::int64_t active = std::min(half, thread.extent - half);
+      perThread.push_back(makeIfThenElse(
+          t < intImm(active), makeStore(partials, t,
+                                        combine(reducer, bufferLoad(partials, t),
+                                                bufferLoad(partials, t + intImm(half))))));
+      perThread.push_back(makeBarrier());
+    }
+    std::vector<Expr> guards = nest.spatialGuards;
+    guards.push_back(t == intImm(0));
+    perThread.push_back(
+        guarded(makeStore(output, storeIndex, bufferLoad(partials, intImm(0))), guards));
+
+    const Stmt threads = makeFor(thread.var, thread.extent, ForKind::ThreadIdxX,
+                                 makeAllocate(partial, makeSequence(std::move(perThread))),
+                                 nest.firstReduce == 0 ? stage.autoUnrollMaxStep : 0);
+    return makeAllocate(partials, threads);
   }
 
   // buffer[index] = identity over the spatial loops inside the first reduce loop, with fresh
@@ -370,7 +481,9 @@ private:
     std::vector<Computed> local, shared;
     for (int producer : found->second) {
       const Tensor& tensor = state_.stages()[producer].tensor;
-      const bool sharedMemory = state_.stages()[producer].sharedMemory;
+      // What a cross-thread reduction's thread 0 stores, the block's threads read.
+      const bool sharedMemory = state_.stages()[producer].sharedMemory ||
+                                crossThreadLoop(state_.stages()[producer]).has_value();
       // A shared copy serves every thread of the block: its region is what all of them read,
       // so the enclosing thread loops run through their ranges like the inner loops.
       VarExtents fixedHere = fixed, relaxedHere = relaxed;

@@ -65,8 +65,17 @@ InvalidScheduleError::InvalidScheduleError(std::size_t stepIndex, const Step& st
             reason),
       stepIndex_(stepIndex), reason_(std::move(reason)) {}
 
+namespace {
+// Bindings that run within a block: its threads, or virtual threads inside one.
+bool onBlockThreads(Annotation annotation) {
+  return annotation == Annotation::VThread || annotation == Annotation::ThreadIdxX ||
+         annotation == Annotation::ThreadIdxY || annotation == Annotation::ThreadIdxZ;
+}
+} // namespace
+
 // Applies one step to a state in place. Each step has one function; checks come first so that
 // a rejected step leaves nothing half done (applyStep() works on a copy anyway).
+
 class StepApplier {
 public:
   StepApplier(State& state, const Step& step) : state_(state), step_(step) {}
@@ -182,11 +191,25 @@ public:
       fail("cannot parallelize reduce iterator '" + iterator.name +
            "' (iterations would race on the output)");
     if (isThreadBinding(annotate.annotation)) {
-      // Threads that share an output element would race on it; Ansor's cross-thread
-      // reduction, which combines them, is not lowered.
-      if (reduce)
+      // A reduce iterator on threadIdx.x is Ansor's cross-thread reduction: the block's
+      // threads each reduce a part and combine the parts through shared memory (Lower.cpp).
+      // Any other binding would have threads race on the output. The combination needs the
+      // block's threads to themselves, so such a stage binds no spatial iterator to threads.
+      if (reduce && annotate.annotation != Annotation::ThreadIdxX)
         fail("cannot bind reduce iterator '" + iterator.name + "' to " +
-             annotationName(annotate.annotation) + " (threads would race on the output)");
+             annotationName(annotate.annotation) +
+             " (threads would race on the output; only threadIdx.x, a cross-thread reduction, "
+             "combines them)");
+      for (int loop : stage.loops) {
+        const Iterator& other = stage.iterators[loop];
+        const bool crossThread = reduce || other.kind == IteratorKind::Reduce;
+        if (crossThread && &other != &iterator && onBlockThreads(annotate.annotation) &&
+            onBlockThreads(other.annotation))
+          fail(std::string("stage '") + stage.tensor->name + "' cannot bind both '" + other.name +
+               "' and '" + iterator.name +
+               "' to threads: a cross-thread reduction takes the block's threads for its reduce "
+               "iterator alone");
+      }
       for (int loop : stage.loops)
         if (stage.iterators[loop].annotation == annotate.annotation &&
             &stage.iterators[loop] != &iterator)

@@ -225,6 +225,36 @@ TEST(CudaCodegen, SharedCopiesAreAddressSpace3ArraysBetweenBarriers) {
   EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log << module.ptx;
 }
 
+TEST(CudaCodegen, CrossThreadReductionsFoldInSharedMemoryBetweenBarriers) {
+  const TestWorkload gemm = matmul(4, 3, 100);
+  const codegen::CudaModule reduction = codegen::compileToPtx(
+      lower(gemm.workload, replay(gemm.workload, crossThreadMatmulSteps(32)), "g"), h200());
+  ASSERT_EQ(reduction.launches.size(), 1u);
+  EXPECT_EQ(reduction.launches[0].grid, (std::array<std::int64_t, 3>{12, 1, 1}));
+  EXPECT_EQ(reduction.launches[0].block, (std::array<std::int64_t, 3>{32, 1, 1}));
+  EXPECT_NE(reduction.ptx.find(".shared .align 16 .b8 g_kernel0_C_partials[128]"),
+            std::string::npos)
+      << reduction.ptx;
+  // The row maximum that thread 0 stores is read by the block's ten threads: shared too.
+  const TestWorkload rows = softmax(3, 10);
+  const codegen::CudaModule attached = codegen::compileToPtx(
+      lower(rows.workload, replay(rows.workload, crossThreadSoftmaxSteps()), "s"), h200());
+  EXPECT_EQ(attached.launches[0].block, (std::array<std::int64_t, 3>{10, 1, 1}));
+  // (One float: LLVM makes the one-element array a scalar.)
+  EXPECT_NE(attached.ptx.find(".shared .align 16 .f32 s_kernel0_M"), std::string::npos)
+      << attached.ptx;
+  EXPECT_NE(attached.ptx.find("s_kernel0_M_partials[40]"), std::string::npos) << attached.ptx;
+  for (const codegen::CudaModule* module : {&reduction, &attached})
+    EXPECT_NE(module->ptx.find("bar.sync"), std::string::npos) << module->ptx;
+  const std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
+  for (const codegen::CudaModule* module : {&reduction, &attached}) {
+    std::string log;
+    EXPECT_EQ(assemble(ptxas, module->ptx, "sm_90", log), 0) << log << module->ptx;
+  }
+}
+
 TEST(CudaCodegen, KernelsReadTheirIndicesFromSpecialRegisters) {
   const std::string ir = codegen::emitNvptxIr(boundMatmul(8, 256, 64), h200(), false);
   EXPECT_NE(ir.find("define ptx_kernel void @matmul_kernel0("), std::string::npos) << ir;

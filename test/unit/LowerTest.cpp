@@ -203,6 +203,72 @@ TEST(Lower, SharedCopiesAreFetchedByTheBlocksThreadsBetweenBarriers) {
   EXPECT_TRUE(matchesReference(test, state));
 }
 
+TEST(Lower, CrossThreadReductionFoldsTheThreadsSharesInSharedMemory) {
+  // Ansor's cross-thread reduction: a block per output, 32 threads sharing its 100 products.
+  const TestWorkload test = matmul(4, 3, 100);
+  const State state = replay(test.workload, crossThreadMatmulSteps(32));
+  const std::string text = lowered(test, state);
+  EXPECT_TRUE(containsInOrder(
+      text, {"for C.i0@C.i1 in 0..12 blockIdx.x:", "allocate C.partials shared: float32[32]",
+             "for k.1 in 0..32 threadIdx.x:", "allocate C.partial: float32[1]", "C.partial[0] = 0f",
+             "for k.0 in 0..4:", "if (", "C.partial[0] = (C.partial[0] +",
+             "C.partials[k.1] = C.partial[0]", "barrier", "if (k.1 < 16)",
+             "C.partials[k.1] = (C.partials[k.1] + C.partials[(k.1 + 16)])", "barrier",
+             "if (k.1 < 1)", "barrier", "if (k.1 == 0)", "C[", "= C.partials[0]"}))
+      << text;
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
+TEST(Lower, CrossThreadReductionOverAThreadCountThatIsNotAPowerOfTwo) {
+  // softmax's row maximum over 10 columns on 6 threads (two steps guarded); 8 threads in the
+  // tree's first step would read past the 6 shares.
+  const TestWorkload test = softmax(3, 10);
+  const State state =
+      replay(test.workload,
+             {SplitStep{.stage = 0, .iterator = 1, .factors = {6}},
+              AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX},
+              AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}});
+  const std::string text = lowered(test, state);
+  EXPECT_TRUE(containsInOrder(
+      text, {"allocate M.partials shared: float32[6]", "M.partial[0] = -inff", "if (k1.1 < 2)",
+             "max(M.partials[k1.1], M.partials[(k1.1 + 4)])", "if (k1.1 < 2)", "if (k1.1 < 1)"}))
+      << text;
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
+TEST(Lower, CrossThreadReductionComputedInTheConsumersBlockIsSharedWithItsThreads) {
+  // Per row of softmax's exponentials (a block of 10 threads), the row maximum is reduced by
+  // the same 10 threads first; what thread 0 stores, all ten then read.
+  const TestWorkload test = softmax(3, 10);
+  const State state = replay(test.workload, crossThreadSoftmaxSteps());
+  const std::string text = lowered(test, state);
+  EXPECT_TRUE(containsInOrder(
+      text, {"for E.i0 in 0..3 blockIdx.x:", "allocate M shared: float32[1]", "barrier",
+             "for k1 in 0..10 threadIdx.x:", "M.partials[k1]", "if (k1 == 0)", "M[0] =", "barrier",
+             "for E.i1 in 0..10 threadIdx.x:", "M[0]"}))
+      << text;
+  EXPECT_TRUE(matchesReference(test, state));
+}
+
+TEST(Lower, CrossThreadReductionInsideAnotherStagesThreadLoopIsRefused) {
+  const TestWorkload test = softmax(3, 10);
+  const State state =
+      replay(test.workload,
+             {AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+              AnnotationStep{.stage = 1, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+              ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 1}});
+  try {
+    lowered(test, state);
+    FAIL() << "lowered";
+  } catch (const clustune::Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("stage 'M' is a cross-thread reduction computed "
+                        "inside threadIdx.x loop 'E.i1'"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Lower, PadComputedAtTheConvolutionsWidthLoopNeedsOneWindow) {
   const TestWorkload test = paddedConvolution(2, 3, 5, 6);
   const State state =

@@ -138,8 +138,27 @@ TEST(ScheduleState, IllegalStepsAreRejectedWithTheirReason) {
       "cannot parallelize reduce iterator 'k' (iterations would race on the output)");
   EXPECT_EQ(
       rejection(product, {},
+                AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxY}),
+      "cannot bind reduce iterator 'k' to threadIdx.y (threads would race on the output; only "
+      "threadIdx.x, a cross-thread reduction, combines them)");
+  // threadIdx.x on a reduce iterator is a cross-thread reduction: the block's threads are its.
+  EXPECT_EQ(
+      rejection(product,
+                {AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}},
+                AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxY}),
+      "stage 'C' cannot bind both 'k' and 'C.i1' to threads: a cross-thread reduction takes the "
+      "block's threads for its reduce iterator alone");
+  EXPECT_EQ(
+      rejection(product,
+                {AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::VThread}},
                 AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}),
-      "cannot bind reduce iterator 'k' to threadIdx.x (threads would race on the output)");
+      "stage 'C' cannot bind both 'C.i1' and 'k' to threads: a cross-thread reduction takes the "
+      "block's threads for its reduce iterator alone");
+  EXPECT_EQ(
+      rejection(product,
+                {AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}},
+                AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX}),
+      "(accepted)");
   EXPECT_EQ(
       rejection(product,
                 {AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX}},

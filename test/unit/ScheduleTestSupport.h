@@ -119,6 +119,24 @@ inline std::vector<Step> sharedMemoryMatmulSteps() {
           AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX}};
 }
 
+// Ansor's cross-thread reduction of matmul(m, n, k): the spatial axes fused onto blocks, the
+// reduction split by `threads` with the inner part bound to threadIdx.x.
+inline std::vector<Step> crossThreadMatmulSteps(std::int64_t threads) {
+  return {FuseStep{.stage = 0, .iterators = {0, 1}},
+          SplitStep{.stage = 0, .iterator = 1, .factors = {threads}},
+          AnnotationStep{.stage = 0, .iterator = 0, .annotation = Annotation::BlockIdxX},
+          AnnotationStep{.stage = 0, .iterator = 2, .annotation = Annotation::ThreadIdxX}};
+}
+
+// softmax(rows, cols) with a block per row of exponentials, its cols threads first reducing
+// the row maximum (computed at the block's loop) across themselves.
+inline std::vector<Step> crossThreadSoftmaxSteps() {
+  return {AnnotationStep{.stage = 0, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+          AnnotationStep{.stage = 1, .iterator = 0, .annotation = Annotation::BlockIdxX},
+          AnnotationStep{.stage = 1, .iterator = 1, .annotation = Annotation::ThreadIdxX},
+          ComputeAtStep{.stage = 0, .targetStage = 1, .targetIterator = 0}};
+}
+
 // Pad (1 pixel of zeros) then a 3x3 convolution: X[1, C, H, W], W[K, C, 3, 3] -> Y[1, K, H, W].
 inline TestWorkload paddedConvolution(std::int64_t channels, std::int64_t filters,
                                       std::int64_t height, std::int64_t width) {

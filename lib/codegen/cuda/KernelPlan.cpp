@@ -206,7 +206,8 @@ FunctionPlan planKernels(const te::LoweredFunction& function, const CudaTarget& 
     throw Error("kernel " + function.name + " has no body");
   FunctionPlan plan;
   te::Stmt root = function.body;
-  while (root->kind == StmtKind::Allocate) {
+  // A shared buffer around a kernel's first loop belongs to that kernel, not to the workspace.
+  while (root->kind == StmtKind::Allocate && root->buffer->scope != te::BufferScope::Shared) {
     plan.workspace.push_back(root->buffer);
     root = root->body;
   }
