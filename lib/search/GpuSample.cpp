@@ -2,6 +2,7 @@
 // positions the earlier ones left.
 #include "search/GpuSample.h"
 
+#include "schedule/ExprUtil.h"
 #include "schedule/Lower.h"
 #include "schedule/State.h"
 #include "search/RandomAnnotation.h"
@@ -20,6 +21,7 @@ using schedule::State;
 using schedule::Step;
 
 constexpr int kSpatialLevels = 5, kReduceLevels = 3;
+constexpr std::int64_t kWarpSize = 32;
 
 class GpuSampler {
 public:
@@ -27,14 +29,20 @@ public:
       : options_(options), rng_(rng), state_(schedule::initialState(workload)) {}
 
   std::vector<Step> run() {
-    // Which reductions read their operands through shared memory (Ansor's cache_read into
-    // "shared" for stages with data reuse): a coin flip each, drawn before any step.
+    // Which reductions reduce across threads, and which of the others read their operands
+    // through shared memory (Ansor's cache_read into "shared" for stages with data reuse):
+    // coin flips, drawn before any step.
     std::vector<std::string> sharedReaders;
-    for (const schedule::Stage& stage : state_.stages())
-      if (stage.location.kind == schedule::ComputeLocationKind::Root &&
-          stage.tensor->isReduction() && stage.spatialAxisCount() > 0 &&
-          rng_.uniformInt(std::uint64_t{2}) == 1)
+    for (const schedule::Stage& stage : state_.stages()) {
+      if (stage.location.kind != schedule::ComputeLocationKind::Root ||
+          !stage.tensor->isReduction())
+        continue;
+      if (suitsCrossThreadReduction(stage) &&
+          (stage.spatialAxisCount() == 0 || rng_.uniformInt(std::uint64_t{2}) == 1))
+        crossThread_.insert(stage.tensor->name);
+      else if (stage.spatialAxisCount() > 0 && rng_.uniformInt(std::uint64_t{2}) == 1)
         sharedReaders.push_back(stage.tensor->name);
+    }
     const schedule::State initial = state_;
     try {
       return build(sharedReaders);
@@ -62,6 +70,10 @@ private:
     }
     for (const std::string& name : rootStageNames()) {
       const int stage = stageNamed(name);
+      if (crossThread_.count(name)) {
+        reduceAcrossThreads(stage);
+        continue;
+      }
       const std::int64_t threads = tile(stage);
       if (auto copies = copiesOf.find(name); copies != copiesOf.end())
         fetchCooperatively(name, copies->second, threads);
@@ -143,6 +155,76 @@ private:
         push(schedule::AnnotationStep{
             .stage = stage, .iterator = 2, .annotation = Annotation::Vectorize});
     }
+  }
+
+  // Ansor's condition for its cross-thread reduction rule: a reduction with data reuse (one
+  // that multi-level tiling serves) takes it only when its spatial work cannot fill a block
+  // and is smaller than its reduction; any other takes it when its reduction is longer than a
+  // warp.
+  bool suitsCrossThreadReduction(const schedule::Stage& stage) const {
+    if (options_.maxThreadsPerBlock < kWarpSize)
+      return false;
+    std::int64_t space = 1, reduction = 1;
+    for (std::size_t position = 0; position < stage.loops.size(); ++position)
+      (stage.loop(position).kind == schedule::IteratorKind::Spatial ? space : reduction) *=
+          stage.loop(position).extent;
+    if (hasDataReuse(*stage.tensor))
+      return space <= options_.maxThreadsPerBlock && space < reduction;
+    return reduction > kWarpSize;
+  }
+
+  // Whether some load leaves out a spatial axis, so that its elements serve several outputs.
+  static bool hasDataReuse(const te::TensorNode& tensor) {
+    bool reuse = false;
+    schedule::forEachLoad(tensor.body, [&](const te::Expr& load) {
+      for (const te::IterVar& axis : tensor.axes) {
+        const auto isNotAxis = [&](const te::VarNode* var) { return var != axis.var.get(); };
+        reuse = reuse || std::all_of(load->operands.begin(), load->operands.end(),
+                                     [&](const te::Expr& index) {
+                                       return schedule::allVariables(index, isNotAxis);
+                                     });
+      }
+    });
+    return reuse;
+  }
+
+  // Ansor's cross-thread reduction sketch: the reduce axes fused and split by a thread count,
+  // whose inner part is bound to threadIdx.x; the spatial axes fused onto blockIdx.x.
+  void reduceAcrossThreads(int stage) {
+    const int spatial = state_.stages()[stage].spatialAxisCount();
+    const int reduce = static_cast<int>(state_.stages()[stage].loops.size()) - spatial;
+    if (reduce > 1) {
+      std::vector<int> reduceLoops;
+      for (int position = spatial; position < spatial + reduce; ++position)
+        reduceLoops.push_back(position);
+      push(schedule::FuseStep{.stage = stage, .iterators = reduceLoops});
+    }
+    const std::int64_t extent = state_.stages()[stage].loop(spatial).extent;
+    std::vector<std::int64_t> threadChoices;
+    for (std::int64_t threads = kWarpSize;
+         threads <= std::min<std::int64_t>(extent, options_.maxThreadsPerBlock); threads *= 2)
+      threadChoices.push_back(threads);
+    if (threadChoices.empty()) // a reduction shorter than a warp: a thread per element
+      threadChoices.push_back(extent);
+    push(schedule::SplitStep{
+        .stage = stage, .iterator = spatial, .factors = {rng_.pick(threadChoices)}});
+    if (spatial > 1) {
+      std::vector<int> spatialLoops;
+      for (int position = 0; position < spatial; ++position)
+        spatialLoops.push_back(position);
+      push(schedule::FuseStep{.stage = stage, .iterators = spatialLoops});
+    }
+    if (spatial > 0)
+      push(schedule::AnnotationStep{
+          .stage = stage, .iterator = 0, .annotation = Annotation::BlockIdxX});
+    const int threadLoop = spatial > 0 ? 2 : 1;
+    push(schedule::AnnotationStep{
+        .stage = stage, .iterator = threadLoop, .annotation = Annotation::ThreadIdxX});
+    push(schedule::PragmaStep{.stage = stage,
+                              .iterator = 0,
+                              .autoUnrollMaxStep =
+                                  rng_.pick(std::vector<int>(std::begin(kGpuAutoUnrollChoices),
+                                                             std::end(kGpuAutoUnrollChoices)))});
   }
 
   void push(const Step& step) {
@@ -246,6 +328,7 @@ private:
   Rng& rng_;
   State state_;
   std::vector<Step> steps_;
+  std::set<std::string> crossThread_; // names of the stages that reduce across threads
 };
 
 // Bytes of the shared buffers a kernel of `stmt` allocates (each once, wherever it stands).
@@ -265,7 +348,8 @@ std::int64_t sharedBytes(const te::Stmt& stmt, std::set<const te::BufferNode*>& 
 // The most shared memory any one kernel (root statement) of the function uses.
 std::int64_t maxKernelSharedBytes(const te::LoweredFunction& function) {
   te::Stmt root = function.body;
-  while (root && root->kind == te::StmtKind::Allocate)
+  while (root && root->kind == te::StmtKind::Allocate &&
+         root->buffer->scope != te::BufferScope::Shared)
     root = root->body;
   std::int64_t most = 0;
   const std::vector<te::Stmt> kernels =

@@ -7,7 +7,14 @@
 // random auto_unroll_max_step. Factors divide their axes exactly, the threads of a block stay
 // within the target's limit and a thread's virtual threads within kMaxVirtualThreads.
 //
-// Half the time a reduction with spatial axes reads its operands through shared memory, as
+// A reduction that Ansor's rule finds short of spatial work (with data reuse: spatially no
+// larger than a block and smaller than its reduction; without: a reduction longer than a warp)
+// reduces across threads half the time, and always when it has no spatial axis: its reduce
+// axes fused and split by 32 to 1024 threads (a power of two, at most the reduction) bound to
+// threadIdx.x, each thread reducing its share, the shares folded in shared memory; its spatial
+// axes fused onto blockIdx.x.
+//
+// Half the time another reduction with spatial axes reads its operands through shared memory, as
 // Ansor's GPU sketch does: each operand (a workload input, or a stage such as a padding, which
 // is then inlined into its copy) gets a cache_read into "shared" computed at the reduction's
 // innermost R0 loop, whose elements the block's threads fetch together (fused, split by the

@@ -65,6 +65,20 @@ std::vector<te::TensorData> interpret(const te::LoweredFunction& function,
 
 namespace {
 
+// The OS threads the interpreter starts for the schedule's cross-thread reductions: one per
+// thread of every block, which is what bounds its running time; 0 when it has none.
+std::int64_t crossThreadsStarted(const te::Workload& workload,
+                                 const std::vector<schedule::Step>& steps) {
+  const schedule::State state = schedule::replay(workload, steps);
+  std::int64_t started = 0;
+  for (const schedule::Stage& stage : state.stages())
+    for (std::size_t position = 0; position < stage.loops.size(); ++position)
+      if (stage.loop(position).kind == schedule::IteratorKind::Reduce &&
+          stage.loop(position).annotation == schedule::Annotation::ThreadIdxX)
+        started += graph::elementCount(stage.tensor->shape) * stage.loop(position).extent;
+  return started;
+}
+
 // Compiles every corpus task with its default GPU schedule and `samples(i)` sampled ones (task i)
 // and has ptxas assemble each module.
 void expectPtxasAcceptsCorpus(const std::function<int(std::size_t)>& samples) {
@@ -75,7 +89,7 @@ void expectPtxasAcceptsCorpus(const std::function<int(std::size_t)>& samples) {
   const auto directory =
       std::filesystem::temp_directory_path() / ("clustune-cuda-ptx-" + std::to_string(::getpid()));
   std::filesystem::create_directories(directory);
-  std::size_t modules = 0, sampled = 0, shared = 0;
+  std::size_t modules = 0, sampled = 0, shared = 0, crossThread = 0;
   for (std::size_t index = 0; index < tasks.size(); ++index) {
     const graph::Task& task = tasks[index];
     SCOPED_TRACE("task " + task.key + " (" + task.anchor + ")");
@@ -95,10 +109,12 @@ void expectPtxasAcceptsCorpus(const std::function<int(std::size_t)>& samples) {
       std::ofstream(directory / (task.key + "-" + std::to_string(k) + ".ptx")) << module.ptx;
       ++modules;
       shared += module.ptx.find(".shared .align") != std::string::npos ? 1 : 0;
+      crossThread += crossThreadsStarted(workload, schedules[k]) > 0 ? 1 : 0;
     }
   }
-  std::printf("%zu modules, %zu of them sampled, %zu with shared memory\n", modules, sampled,
-              shared);
+  std::printf("%zu modules, %zu of them sampled, %zu with shared memory, %zu reducing across "
+              "threads\n",
+              modules, sampled, shared, crossThread);
 
   const std::string ptxas = "/usr/local/cuda/bin/ptxas";
   if (!std::filesystem::exists(ptxas)) {
@@ -139,7 +155,7 @@ bool usesSharedMemory(const std::vector<schedule::Step>& steps) {
 }
 
 TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleComputes) {
-  std::size_t checked = 0, shared = 0;
+  std::size_t checked = 0, shared = 0, crossThread = 0;
   for (const graph::Task& task : corpusTasks()) {
     if (task.flops > 1'000'000)
       continue; // the interpreter runs a few million operations a second
@@ -149,19 +165,28 @@ TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleCompute
         measure::generateInputs(measure::argumentSpecs(task, workload), 7);
     const auto naive =
         interpret(lowered(workload, schedule::naiveSchedule(workload)), inputs, workload);
-    // The default schedule, and on the smallest tasks one sampled schedule and the first of
-    // six that reads through shared memory, run with each block's threads meeting at barriers.
+    // The default schedule; on the smallest tasks one sampled schedule and the first of six
+    // that reads through shared memory; on all, the first of six that reduces across threads
+    // on at most 50,000 threads in all; each run with every block's threads meeting at its
+    // barriers.
     std::vector<std::vector<schedule::Step>> schedules = {
         schedule::defaultGpuSchedule(workload, {})};
-    if (task.flops <= 200'000) {
-      std::vector<std::vector<schedule::Step>> sampled = search::sampleGpu(workload, 6, 3);
-      if (!sampled.empty())
-        schedules.push_back(sampled.front());
-      for (std::size_t i = 1; i < sampled.size(); ++i)
-        if (usesSharedMemory(sampled[i]) && !usesSharedMemory(sampled.front())) {
-          schedules.push_back(sampled[i]);
-          break;
-        }
+    const std::vector<std::vector<schedule::Step>> sampled = search::sampleGpu(workload, 6, 3);
+    const bool smallest = task.flops <= 200'000;
+    if (smallest && !sampled.empty())
+      schedules.push_back(sampled.front());
+    for (std::size_t i = smallest ? 1 : 0; smallest && i < sampled.size(); ++i)
+      if (usesSharedMemory(sampled[i]) && !usesSharedMemory(sampled.front())) {
+        schedules.push_back(sampled[i]);
+        break;
+      }
+    for (std::size_t i = smallest ? 1 : 0; i < sampled.size(); ++i) {
+      const std::int64_t threads = crossThreadsStarted(workload, sampled[i]);
+      if (threads > 0 && threads <= 50'000 &&
+          !(smallest && crossThreadsStarted(workload, sampled.front()) > 0)) {
+        schedules.push_back(sampled[i]);
+        break;
+      }
     }
     for (const auto& steps : schedules) {
       const auto gpu = interpret(lowered(workload, steps), inputs, workload);
@@ -177,9 +202,13 @@ TEST(CudaCorpus, DefaultAndSampledGpuSchedulesComputeWhatTheNaiveScheduleCompute
         }
       ++checked;
       shared += usesSharedMemory(steps) ? 1 : 0;
+      crossThread += crossThreadsStarted(workload, steps) > 0 ? 1 : 0;
     }
   }
   EXPECT_GE(checked, 120u); // 123 of the 407 tasks are this small
-  EXPECT_GE(shared, 20u);
-  std::printf("checked %zu schedules, %zu of them with shared memory\n", checked, shared);
+  EXPECT_GE(shared, 12u);
+  EXPECT_GE(crossThread, 12u);
+  std::printf("checked %zu schedules, %zu of them with shared memory, %zu reducing across "
+              "threads\n",
+              checked, shared, crossThread);
 }
