@@ -199,8 +199,10 @@ TEST(CudaCodegen, AVectorizedFetchStoresFourFloatsAtOnceIntoSharedMemory) {
   const codegen::CudaModule module =
       codegen::compileToPtx(lower(gemm.workload, replay(gemm.workload, steps), "g"), h200());
   // The shared index is the fused one, 4-aligned at lane 0; the global index goes through the
-  // tile's // and %, which the emitter cannot prove contiguous, so those loads stay scalar.
+  // tile's // 8 and % 8, constant and moving by one across 4 lanes that start at a multiple of
+  // 4: one vector load through the non-coherent cache.
   EXPECT_NE(module.ptx.find("st.shared.v4.f32"), std::string::npos) << module.ptx;
+  EXPECT_NE(module.ptx.find("ld.global.nc.v4.f32"), std::string::npos) << module.ptx;
 }
 
 TEST(CudaCodegen, SharedCopiesAreAddressSpace3ArraysBetweenBarriers) {

@@ -33,6 +33,27 @@ TEST(LoopAnalysis, LinearCoefficientOfAffineAndIrregularIndices) {
   EXPECT_EQ(linearCoefficient(bufferLoad(table, v(i)), lane), 0);
 }
 
+TEST(LoopAnalysis, LaneCoefficientSeesThroughATilesRowsAndColumns) {
+  // A fetch of 4 lanes: f = 4t + lane, row f // 8, column f % 8 of a tile 64 wide.
+  const Var t = makeVar("t"), j = makeVar("j"), n = makeVar("n");
+  const VarNode* lane = j.get();
+  const Expr f = v(t) * c(4) + v(j);
+  EXPECT_EQ(knownMultiple(f, lane, 4), 4);
+  EXPECT_EQ(knownMultiple(floorMod(f, c(8)), lane, 4), 4);
+  EXPECT_EQ(laneCoefficient(floorDiv(f, c(8)), lane, 4), 0);
+  EXPECT_EQ(laneCoefficient(floorMod(f, c(8)), lane, 4), 1);
+  EXPECT_EQ(laneCoefficient(floorDiv(f, c(8)) * c(64) + floorMod(f, c(8)), lane, 4), 1);
+  EXPECT_EQ(laneCoefficient(v(n) * c(16) + v(j), lane, 4), 1);
+  // Lanes that may cross a quotient: a divisor that is not a multiple of the width, a lane-0
+  // value that is not a multiple of it, or an operand moving by more than one per lane.
+  EXPECT_FALSE(laneCoefficient(floorMod(f, c(6)), lane, 4).has_value());
+  EXPECT_FALSE(laneCoefficient(floorMod(v(t) * c(2) + v(j), c(8)), lane, 4).has_value());
+  EXPECT_FALSE(laneCoefficient(floorMod(f + c(1), c(8)), lane, 4).has_value());
+  EXPECT_FALSE(laneCoefficient(floorDiv(v(t) * c(8) + v(j) * c(2), c(8)), lane, 4).has_value());
+  EXPECT_FALSE(laneCoefficient(floorMod(v(n) + v(j), c(8)), lane, 4).has_value());
+  EXPECT_EQ(laneCoefficient(floorDiv(v(t), c(3)), lane, 4), 0);
+}
+
 TEST(LoopAnalysis, MayTrapMarksLoadsAndVariableDivisions) {
   const Var i = makeVar("i");
   const Buffer a = makeBuffer("A", DataType::Float32, 4, BufferScope::Argument);

@@ -129,6 +129,8 @@ private:
   // The alignment a vector access at `index` (lane 0) may claim: the element's on the CPU, and
   // on a GPU what the index's known multiple and the 16-byte buffer starts give.
   llvm::Align vectorAlignment(const te::Expr& index, llvm::Type* element) const;
+  // Whether a vector access at `index` covers consecutive elements, one per lane.
+  bool movesOneElementPerLane(const te::Expr& index) const;
   // The value of a Select between loads (isLoadChoice): one load from a selected address.
   llvm::Value* emitChosenLoad(const te::Expr& choice);
   // A gather of the active lanes of `addresses` (a vector of pointers into `base`'s buffer).

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace clustune::codegen {
@@ -172,6 +173,74 @@ std::optional<std::int64_t> linearCoefficient(const Expr& expr, const te::VarNod
     if (!dependsOn(expr, var))
       return 0;
     return std::nullopt;
+  }
+}
+
+std::int64_t knownMultiple(const Expr& index, const te::VarNode* laneVar, std::int64_t width) {
+  constexpr std::int64_t kCap = std::int64_t{1} << 20;
+  switch (index->kind) {
+  case ExprKind::IntImm:
+    return std::min(std::abs(index->intValue), kCap);
+  case ExprKind::Variable:
+    return index->var.get() == laneVar ? width : 1;
+  case ExprKind::Add:
+  case ExprKind::Sub:
+    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
+                    knownMultiple(index->operands[1], laneVar, width));
+  case ExprKind::Mul:
+    return std::min(knownMultiple(index->operands[0], laneVar, width) *
+                        knownMultiple(index->operands[1], laneVar, width),
+                    kCap);
+  case ExprKind::FloorMod: // a - b·floor(a/b): a multiple of what divides both
+    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
+                    knownMultiple(index->operands[1], laneVar, width));
+  default:
+    return 1;
+  }
+}
+
+std::optional<std::int64_t> laneCoefficient(const Expr& expr, const te::VarNode* laneVar,
+                                            std::int64_t width) {
+  switch (expr->kind) {
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod: {
+    if (!dependsOn(expr, laneVar))
+      return 0;
+    // a = a0 + lane with a0 a multiple of the width, divided by a multiple of the width: all
+    // lanes share a0's quotient, and the remainders are a0's plus the lane.
+    const Expr& dividend = expr->operands[0];
+    const Expr& divisor = expr->operands[1];
+    if (divisor->kind == ExprKind::IntImm && divisor->intValue > 0 &&
+        divisor->intValue % width == 0 && laneCoefficient(dividend, laneVar, width) == 1 &&
+        knownMultiple(dividend, laneVar, width) % width == 0)
+      return expr->kind == ExprKind::FloorDiv ? 0 : 1;
+    return std::nullopt;
+  }
+  case ExprKind::Add:
+  case ExprKind::Sub: {
+    const auto left = laneCoefficient(expr->operands[0], laneVar, width);
+    const auto right = laneCoefficient(expr->operands[1], laneVar, width);
+    if (!left || !right)
+      return std::nullopt;
+    return expr->kind == ExprKind::Add ? *left + *right : *left - *right;
+  }
+  case ExprKind::Mul: {
+    const Expr& a = expr->operands[0];
+    const Expr& b = expr->operands[1];
+    const auto left = laneCoefficient(a, laneVar, width);
+    const auto right = laneCoefficient(b, laneVar, width);
+    if (!left || !right)
+      return std::nullopt;
+    if (*left == 0 && *right == 0)
+      return 0;
+    if (*left == 0 && a->kind == ExprKind::IntImm)
+      return checkedMultiply(a->intValue, *right);
+    if (*right == 0 && b->kind == ExprKind::IntImm)
+      return checkedMultiply(*left, b->intValue);
+    return std::nullopt;
+  }
+  default:
+    return linearCoefficient(expr, laneVar);
   }
 }
 

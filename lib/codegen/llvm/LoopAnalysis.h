@@ -22,6 +22,19 @@ bool dependsOn(const te::Expr& expr, const te::VarNode* var);
 // nullopt for anything else (var * n for a variable n, floordiv(var, 2), a load indexed by var).
 std::optional<std::int64_t> linearCoefficient(const te::Expr& expr, const te::VarNode* var);
 
+// A number that the integer index is always a multiple of (0 for an index that is always 0):
+// constants, sums and products of what is known; `laneVar`, a vectorized loop's variable,
+// counts as a multiple of the vector width, since its lane-0 value starts a vector.
+std::int64_t knownMultiple(const te::Expr& index, const te::VarNode* laneVar, std::int64_t width);
+
+// How the integer index moves across the `width` lanes of a vectorized loop over `laneVar`: the
+// c with index(lane) = index(lane 0) + c·lane, or nullopt. Besides linearCoefficient's affine
+// terms, it sees through floordiv and floormod by a multiple of the width whose operand moves
+// by one per lane from a multiple of the width: the quotient is the same for all lanes and
+// the remainder moves by one (a tile's row f // 8 and column f % 8 for f = 4t + lane).
+std::optional<std::int64_t> laneCoefficient(const te::Expr& index, const te::VarNode* laneVar,
+                                            std::int64_t width);
+
 // Whether an integer expression is provably at least 0: loop variables (every loop of a lowered
 // nest counts up from 0) and non-negative constants, combined by +, ×, floordiv and floormod by
 // a positive constant, min, max and casts between integer types that keep the value.

@@ -30,35 +30,14 @@ llvm::Value* KernelEmitter::emitLaneZeroIndex(const Expr& index) {
   return result;
 }
 
-namespace {
-
-// A number that the integer index always is a multiple of (0 for an index that is always 0):
-// constants, sums and products of what is known; the vectorized loop's variable counts as a
-// multiple of the vector width, since its lane-0 value starts a vector.
-std::int64_t knownMultiple(const Expr& index, const te::VarNode* laneVar, std::int64_t width) {
-  constexpr std::int64_t kCap = std::int64_t{1} << 20;
-  switch (index->kind) {
-  case ExprKind::IntImm:
-    return std::min(std::abs(index->intValue), kCap);
-  case ExprKind::Variable:
-    return index->var.get() == laneVar ? width : 1;
-  case ExprKind::Add:
-  case ExprKind::Sub:
-    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
-                    knownMultiple(index->operands[1], laneVar, width));
-  case ExprKind::Mul:
-    return std::min(knownMultiple(index->operands[0], laneVar, width) *
-                        knownMultiple(index->operands[1], laneVar, width),
-                    kCap);
-  case ExprKind::FloorMod: // a - b·floor(a/b): a multiple of what divides both
-    return std::gcd(knownMultiple(index->operands[0], laneVar, width),
-                    knownMultiple(index->operands[1], laneVar, width));
-  default:
-    return 1;
-  }
+bool KernelEmitter::movesOneElementPerLane(const Expr& index) const {
+  // On a GPU also through a tile's // and % (a cooperative fetch's rows and columns), so that
+  // its global loads are vectors too. CPU kernels keep the affine rule: the shipped dataset's
+  // measurements are of their code.
+  if (target_.gpu)
+    return laneCoefficient(index, lanes_->var, lanes_->width) == 1;
+  return linearCoefficient(index, lanes_->var) == 1;
 }
-
-} // namespace
 
 llvm::Align KernelEmitter::vectorAlignment(const Expr& index, llvm::Type* element) const {
   const auto elementBytes =
@@ -82,7 +61,7 @@ llvm::Value* KernelEmitter::loadFromMemory(const te::Buffer& buffer, const Expr&
   llvm::Type* element = storageType(buffer->dtype);
   const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
   llvm::Value* loaded;
-  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
+  if (lanes_ && dependsOn(index, lanes_->var) && movesOneElementPerLane(index)) {
     auto* vectorType = llvm::FixedVectorType::get(element, lanes_->width);
     llvm::Value* address = numberedAddress(element, base, emitLaneZeroIndex(index));
     llvm::Value* mask = lanes_->mask;
@@ -161,7 +140,7 @@ void KernelEmitter::storeToMemory(const te::Buffer& buffer, const Expr& index, l
   const llvm::Align align(module_.getDataLayout().getTypeStoreSize(element));
   if (buffer->dtype == DataType::Bool)
     value = builder_.CreateZExt(value, shapedLike(element, value));
-  if (lanes_ && dependsOn(index, lanes_->var) && linearCoefficient(index, lanes_->var) == 1) {
+  if (lanes_ && dependsOn(index, lanes_->var) && movesOneElementPerLane(index)) {
     value = broadcast(value, lanes_->width);
     llvm::Value* address = numberedAddress(element, base, emitLaneZeroIndex(index));
     const llvm::Align vectorAlign = vectorAlignment(index, element);
