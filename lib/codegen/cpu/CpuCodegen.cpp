@@ -65,7 +65,10 @@ Compilation buildModule(const te::LoweredFunction& function, const CpuTarget& ta
   module.setDataLayout(compilation.machine->createDataLayout());
 
   KernelEmitter(module,
-                {.cpu = target.cpu, .features = target.features, .vectorBits = target.vectorBits},
+                {.cpu = target.cpu,
+                 .features = target.features,
+                 .vectorBits = target.vectorBits,
+                 .vectorMath = target.vectorMath},
                 *compilation.machine)
       .emitKernel(function);
 

@@ -71,7 +71,8 @@ void KernelEmitter::emitKernel(const te::LoweredFunction& kernel) {
                                               "atanh",
                                               "sincosf",
                                               "sincos"};
-  if (reserved.count(kernel.name))
+  // libmvec's functions (cpu/VectorMath.h) are named by the vector function ABI.
+  if (reserved.count(kernel.name) || kernel.name.rfind("_ZGV", 0) == 0)
     throw Error("kernel name '" + kernel.name + "' is reserved for a runtime function");
   if (!kernel.body)
     throw Error("kernel " + kernel.name + " has no body");

@@ -2,6 +2,7 @@
 #include "codegen/cpu/CpuTarget.h"
 
 #include "codegen/TargetFile.h"
+#include "codegen/cpu/VectorMath.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Jsonl.h"
@@ -33,6 +34,7 @@ CpuTarget hostCpuTarget() {
     target.features += (target.features.empty() ? "" : ",") + feature;
   target.vectorBits = avx512 ? 512 : avx ? 256 : 128;
   target.cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  target.vectorMath = vectorMathAvailable();
   return target;
 }
 
@@ -47,6 +49,12 @@ CpuTarget loadCpuTarget(const std::string& path) {
   target.features = requireField<std::string>(description, "features", context);
   target.vectorBits = requireField<int>(description, "vector_bits", context);
   target.cores = requireField<int>(description, "cores", context);
+  target.vectorMath = vectorMathAvailable();
+  if (description.contains("vector_math")) {
+    if (!description["vector_math"].is_boolean())
+      throw Error("field 'vector_math' must be true or false", context);
+    target.vectorMath = description["vector_math"].get<bool>() && target.vectorMath;
+  }
   if (target.triple.empty())
     throw Error("field 'triple' is empty", context);
   if (target.cpu.empty())

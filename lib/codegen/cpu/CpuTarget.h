@@ -15,12 +15,16 @@ struct CpuTarget {
   std::string features; // LLVM feature string, e.g. "+avx2,+fma,-avx512f"; may be empty
   int vectorBits = 128; // widest vector registers the code should use: 128, 256 or 512
   int cores = 1;
+  // Vector math through glibc's libmvec (VectorMath.h) instead of a C library call per lane:
+  // set where this process can load libmvec, since the kernels are loaded here.
+  bool vectorMath = false;
 };
 
 // The machine this process runs on, with every feature LLVM detects.
 CpuTarget hostCpuTarget();
 
-// Reads {"kind":"cpu","triple":...,"mcpu":...,"features":...,"vector_bits":...,"cores":...}.
+// Reads {"kind":"cpu","triple":...,"mcpu":...,"features":...,"vector_bits":...,"cores":...} and
+// the optional "vector_math" (true or false; by default, whether this process has libmvec).
 // Other fields (cache sizes, descriptions) are for other consumers and are ignored here. A
 // missing file, bad JSON or a missing or invalid field throws clustune::Error naming the file
 // and the field.

@@ -4,6 +4,7 @@
 #include "codegen/cpu/JitLoader.h"
 
 #include "codegen/cpu/LlvmInit.h"
+#include "codegen/cpu/VectorMath.h"
 #include "runtime/ThreadPool.h"
 #include "support/Error.h"
 
@@ -44,7 +45,7 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::LLJIT& jit) {
   using UnaryDouble = double(double);
   using Binary = float(float, float);
   using BinaryDouble = double(double, double);
-  return {
+  llvm::orc::SymbolMap symbols{
       {jit.mangleAndIntern("clustune_parallel_for"), functionSymbol(&clustune_parallel_for)},
       {jit.mangleAndIntern("malloc"), functionSymbol(&std::malloc)},
       {jit.mangleAndIntern("free"), functionSymbol(&std::free)},
@@ -89,6 +90,11 @@ llvm::orc::SymbolMap runtimeSymbols(llvm::orc::LLJIT& jit) {
       {jit.mangleAndIntern("sincosf"), functionSymbol(&::sincosf)},
       {jit.mangleAndIntern("sincos"), functionSymbol(&::sincos)},
   };
+  for (const auto& [name, address] : vectorMathSymbols())
+    symbols[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                          llvm::JITSymbolFlags::Exported |
+                                              llvm::JITSymbolFlags::Callable};
+  return symbols;
 }
 
 } // namespace

@@ -72,7 +72,8 @@ Compilation buildModule(const te::LoweredFunction& function, const CudaTarget& t
   // Every kernel takes the arguments, then the workspace buffers (the root allocations).
   std::vector<te::Buffer> bound = function.arguments;
   bound.insert(bound.end(), compilation.plan.workspace.begin(), compilation.plan.workspace.end());
-  const EmitTarget emitTarget{.cpu = target.arch, .features = "", .vectorBits = 128, .gpu = true};
+  const EmitTarget emitTarget{
+      .cpu = target.arch, .features = "", .vectorBits = 128, .vectorMath = false, .gpu = true};
   for (const cuda::KernelPlan& kernel : compilation.plan.kernels)
     KernelEmitter(module, emitTarget, *compilation.machine)
         .emitGpuKernel(kernel.launch.kernel, kernel.body, bound,

@@ -9,8 +9,11 @@
 // - exp, log, sqrt, pow, fabs, floor, ceil and round (half to even) are LLVM intrinsics, so
 //   that LLVM can fold and vectorize them; tanh, erf and the trigonometric and hyperbolic
 //   functions (sin ... atanh) call the C library's tanhf/erff/sinf/... (or tanh/erf/sin/...
-//   for float64) lane by lane, which is as accurate as <cmath>; fmod is frem; sigmoid is
-//   1 / (1 + exp(-x)), within a few ulp of the exact value (exp's error plus two roundings).
+//   for float64), which is as accurate as <cmath>; fmod is frem; sigmoid is 1 / (1 + e) or
+//   e / (1 + e) with e = exp(-|x|), within a few ulp of the exact value (exp's error plus two
+//   roundings) down to the smallest subnormal. On vectors, a CPU
+//   target with libmvec calls its vector functions for exp, log, pow and those (at most 4 ulp,
+//   cpu/VectorMath.h); otherwise each lane makes its own scalar call.
 // - Select, And and Or evaluate an operand that could fault (a load, an integer division by a
 //   variable) only where it is chosen: by a branch for a scalar condition, under a lane mask
 //   for a vector one. Padding relies on this. A scalar Select between loads (Concat's chain
@@ -18,6 +21,7 @@
 //   unrolled loop instead selects the address and loads once: no branch, and no load that
 //   the program would not make (MemoryEmitter.cpp). A branch per element there made LLVM's
 //   LazyValueInfo take minutes (Inception-V3's last Concat, test/unit/CpuCodegenConcatTest.cpp).
+#include "codegen/cpu/VectorMath.h"
 #include "codegen/llvm/KernelEmitter.h"
 #include "codegen/llvm/LoopAnalysis.h"
 #include "support/Error.h"
@@ -25,6 +29,7 @@
 #include <algorithm>
 #include <cassert>
 #include <llvm/Analysis/TargetTransformInfo.h>
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -340,7 +345,17 @@ llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
   const auto intrinsic = [&](llvm::Intrinsic::ID id) {
     return builder_.CreateUnaryIntrinsic(id, x);
   };
+  // A vector's lanes through libmvec where the CPU target has it (cpu/VectorMath.h), else
+  // nullptr.
+  const auto vectorLibrary = [&](const char* floatName, const char* doubleName,
+                                 const std::vector<llvm::Value*>& values) -> llvm::Value* {
+    if (!target_.vectorMath || !laneCount(values.front()))
+      return nullptr;
+    return emitVectorMathCall(scalarType->isDoubleTy() ? doubleName : floatName, values);
+  };
   const auto libraryCallPerLane = [&](const char* floatName, const char* doubleName) {
+    if (llvm::Value* vector = vectorLibrary(floatName, doubleName, {x}))
+      return vector;
     const char* name = scalarType->isDoubleTy() ? doubleName : floatName;
     auto callee =
         module_.getOrInsertFunction(name, llvm::FunctionType::get(scalarType, {scalarType}, false));
@@ -363,10 +378,12 @@ llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
   llvm::Value* result = nullptr;
   switch (node.function) {
   case CallFunction::Exp:
-    result = intrinsic(llvm::Intrinsic::exp);
+    result = vectorLibrary("expf", "exp", {x});
+    result = result ? result : intrinsic(llvm::Intrinsic::exp);
     break;
   case CallFunction::Log:
-    result = intrinsic(llvm::Intrinsic::log);
+    result = vectorLibrary("logf", "log", {x});
+    result = result ? result : intrinsic(llvm::Intrinsic::log);
     break;
   case CallFunction::Sqrt:
     result = intrinsic(llvm::Intrinsic::sqrt);
@@ -387,13 +404,22 @@ llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
     result = builder_.CreateFNeg(x);
     break;
   case CallFunction::Pow:
-    result = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, arguments[1]);
+    result = vectorLibrary("powf", "pow", {x, arguments[1]});
+    result =
+        result ? result : builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, arguments[1]);
     break;
   case CallFunction::Sigmoid: {
+    // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, which
+    // keeps the tiny values of very negative x that 1 / (1 + exp(-x)) would flush to 0 once
+    // exp(-x) overflows.
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-    llvm::Value* expNegative =
-        builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
-    result = builder_.CreateFDiv(one, builder_.CreateFAdd(one, expNegative));
+    llvm::Value* negativeMagnitude =
+        builder_.CreateFNeg(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+    llvm::Value* e = vectorLibrary("expf", "exp", {negativeMagnitude});
+    e = e ? e : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, negativeMagnitude);
+    llvm::Value* numerator = builder_.CreateSelect(
+        builder_.CreateFCmpOGE(x, llvm::Constant::getNullValue(x->getType())), one, e);
+    result = builder_.CreateFDiv(numerator, builder_.CreateFAdd(one, e));
     break;
   }
   case CallFunction::Tanh:
@@ -441,6 +467,48 @@ llvm::Value* KernelEmitter::emitCall(const te::ExprNode& node) {
   }
   assert(result && "unhandled function");
   return convert(result, computeType, node.dtype);
+}
+
+llvm::Value* KernelEmitter::emitVectorMathCall(const std::string& scalarName,
+                                               const std::vector<llvm::Value*>& arguments) {
+  const unsigned lanes = laneCount(arguments.front());
+  llvm::Type* scalarType = arguments.front()->getType()->getScalarType();
+  const unsigned elementBits = scalarType->getPrimitiveSizeInBits();
+  // The narrowest register from 128 bits up to the target's widest that holds every lane; a
+  // longer vector is cut into registers of the widest, the last one padded.
+  unsigned bits = 128;
+  while (bits < static_cast<unsigned>(target_.vectorBits) && bits / elementBits < lanes)
+    bits *= 2;
+  const unsigned width = bits / elementBits;
+  const std::string name =
+      vectorMathName(scalarName, static_cast<int>(bits), static_cast<int>(width),
+                     static_cast<int>(arguments.size()));
+  if (name.empty())
+    return nullptr;
+  auto* registerType = llvm::FixedVectorType::get(scalarType, width);
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(
+      name, llvm::FunctionType::get(
+                registerType, std::vector<llvm::Type*>(arguments.size(), registerType), false));
+  if (auto* function = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    function->setDoesNotThrow();
+    function->setDoesNotAccessMemory();
+    function->setWillReturn();
+  }
+  std::vector<llvm::Value*> registers;
+  for (unsigned start = 0; start < lanes; start += width) {
+    llvm::SmallVector<int, 16> part;
+    for (unsigned lane = start; lane < start + width; ++lane)
+      part.push_back(lane < lanes ? static_cast<int>(lane) : -1);
+    std::vector<llvm::Value*> parts;
+    for (llvm::Value* argument : arguments)
+      parts.push_back(builder_.CreateShuffleVector(argument, part));
+    registers.push_back(builder_.CreateCall(callee, parts));
+  }
+  llvm::Value* whole =
+      registers.size() == 1 ? registers.front() : llvm::concatenateVectors(builder_, registers);
+  if (laneCount(whole) == lanes)
+    return whole;
+  return builder_.CreateShuffleVector(whole, llvm::createSequentialMask(0, lanes, 0));
 }
 
 llvm::Value* KernelEmitter::convert(llvm::Value* value, DataType from, DataType to) {

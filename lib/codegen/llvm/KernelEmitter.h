@@ -42,10 +42,11 @@ inline llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
 
 // What the emitter needs to know of the machine it emits for.
 struct EmitTarget {
-  std::string cpu;      // the functions' target-cpu: an x86 CPU, or a GPU architecture (sm_90)
-  std::string features; // their target-features; may be empty
-  int vectorBits = 128; // the widest vectors the code should use
-  bool gpu = false;     // NVPTX: thread-bound loops read block and thread indices
+  std::string cpu;         // the functions' target-cpu: an x86 CPU, or a GPU architecture (sm_90)
+  std::string features;    // their target-features; may be empty
+  int vectorBits = 128;    // the widest vectors the code should use
+  bool vectorMath = false; // CPU: vector math calls libmvec (cpu/VectorMath.h)
+  bool gpu = false;        // NVPTX: thread-bound loops read block and thread indices
 };
 
 // The launch of a GPU kernel: blocks and threads per block along x, y and z.
@@ -116,6 +117,10 @@ private:
                                      llvm::Value* b, bool nonNegativeDividend);
   llvm::Value* emitComparison(const te::ExprNode& node);
   llvm::Value* emitCall(const te::ExprNode& node);
+  // The libmvec function `scalarName` over vector arguments of equal lanes, in as many
+  // registers as they take; nullptr where libmvec has no such function.
+  llvm::Value* emitVectorMathCall(const std::string& scalarName,
+                                  const std::vector<llvm::Value*>& arguments);
   // cond ? whenTrue() : whenFalse(), evaluating only the chosen side when `lazy` (per lane
   // under a mask when the condition differs between lanes).
   llvm::Value* emitChoice(llvm::Value* condition, const std::function<llvm::Value*()>& whenTrue,
