@@ -1,8 +1,8 @@
 // Internal to lib/codegen (includes LLVM; never include it from a public header): the
 // translation of loop nests into LLVM IR functions of a module, shared by the CPU and CUDA back
-// ends. Statements are emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp, loads and
-// stores by MemoryEmitter.cpp, index sums by IndexEmitter.cpp; ValueNumbering.cpp shares what
-// the copies of an unrolled body compute alike. The function frames are each back end's: the
+// ends. Statements are emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp (math calls
+// by CallEmitter.cpp), loads and stores by MemoryEmitter.cpp, index sums by IndexEmitter.cpp;
+// ValueNumbering.cpp shares what the copies of an unrolled body compute alike. The function frames are each back end's: the
 // CPU entry point and outlined parallel bodies in cpu/CpuKernelFrame.cpp, CUDA kernels and
 // thread-bound loops in cuda/GpuKernelFrame.cpp.
 //
@@ -38,6 +38,11 @@ inline unsigned laneCount(llvm::Value* value) {
 inline llvm::Type* shapedLike(llvm::Type* scalar, llvm::Value* like) {
   const unsigned lanes = laneCount(like);
   return lanes ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+}
+
+inline bool isSigned(te::DataType dtype) {
+  return dtype == te::DataType::Int8 || dtype == te::DataType::Int32 ||
+         dtype == te::DataType::Int64;
 }
 
 // What the emitter needs to know of the machine it emits for.
@@ -116,11 +121,6 @@ private:
   llvm::Value* emitIntegerArithmetic(te::ExprKind kind, graph::DataType dtype, llvm::Value* a,
                                      llvm::Value* b, bool nonNegativeDividend);
   llvm::Value* emitComparison(const te::ExprNode& node);
-  llvm::Value* emitCall(const te::ExprNode& node);
-  // The libmvec function `scalarName` over vector arguments of equal lanes, in as many
-  // registers as they take; nullptr where libmvec has no such function.
-  llvm::Value* emitVectorMathCall(const std::string& scalarName,
-                                  const std::vector<llvm::Value*>& arguments);
   // cond ? whenTrue() : whenFalse(), evaluating only the chosen side when `lazy` (per lane
   // under a mask when the condition differs between lanes).
   llvm::Value* emitChoice(llvm::Value* condition, const std::function<llvm::Value*()>& whenTrue,
@@ -128,6 +128,13 @@ private:
   // Whether expr differs between the copies of a loop body that emitUnrolledFor emits.
   bool dependsOnUnrolledLoop(const te::Expr& expr) const;
   llvm::Value* convert(llvm::Value* value, te::DataType from, te::DataType to);
+
+  // CallEmitter.cpp
+  llvm::Value* emitCall(const te::ExprNode& node);
+  // The libmvec function `scalarName` over vector arguments of equal lanes, in as many
+  // registers as they take; nullptr where libmvec has no such function.
+  llvm::Value* emitVectorMathCall(const std::string& scalarName,
+                                  const std::vector<llvm::Value*>& arguments);
 
   // MemoryEmitter.cpp
   llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
