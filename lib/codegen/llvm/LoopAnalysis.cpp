@@ -136,46 +136,6 @@ bool isNonNegative(const Expr& expr) {
   }
 }
 
-std::optional<std::int64_t> linearCoefficient(const Expr& expr, const te::VarNode* var) {
-  switch (expr->kind) {
-  case ExprKind::IntImm:
-    return 0;
-  case ExprKind::Variable:
-    return expr->var.get() == var ? 1 : 0;
-  case ExprKind::Add:
-  case ExprKind::Sub: {
-    const auto left = linearCoefficient(expr->operands[0], var);
-    const auto right = linearCoefficient(expr->operands[1], var);
-    if (!left || !right)
-      return std::nullopt;
-    return expr->kind == ExprKind::Add ? *left + *right : *left - *right;
-  }
-  case ExprKind::Mul: {
-    const Expr& a = expr->operands[0];
-    const Expr& b = expr->operands[1];
-    const auto left = linearCoefficient(a, var);
-    const auto right = linearCoefficient(b, var);
-    if (!left || !right)
-      return std::nullopt;
-    if (*left == 0 && *right == 0)
-      return 0;
-    if (*left == 0 && a->kind == ExprKind::IntImm)
-      return checkedMultiply(a->intValue, *right);
-    if (*right == 0 && b->kind == ExprKind::IntImm)
-      return checkedMultiply(*left, b->intValue);
-    return std::nullopt;
-  }
-  default:
-    // Widening or narrowing an index keeps its coefficient as long as it does not wrap, which
-    // holds for indices into buffers that fit in memory.
-    if (isIntegerCast(*expr))
-      return linearCoefficient(expr->operands[0], var);
-    if (!dependsOn(expr, var))
-      return 0;
-    return std::nullopt;
-  }
-}
-
 std::int64_t knownMultiple(const Expr& index, const te::VarNode* laneVar, std::int64_t width) {
   constexpr std::int64_t kCap = std::int64_t{1} << 20;
   switch (index->kind) {
@@ -199,27 +159,21 @@ std::int64_t knownMultiple(const Expr& index, const te::VarNode* laneVar, std::i
   }
 }
 
-std::optional<std::int64_t> laneCoefficient(const Expr& expr, const te::VarNode* laneVar,
-                                            std::int64_t width) {
+namespace {
+
+// linearCoefficient, and with `width` > 0 laneCoefficient: the lanes' rule for floordiv and
+// floormod is the only difference.
+std::optional<std::int64_t> coefficient(const Expr& expr, const te::VarNode* var,
+                                        std::int64_t width) {
   switch (expr->kind) {
-  case ExprKind::FloorDiv:
-  case ExprKind::FloorMod: {
-    if (!dependsOn(expr, laneVar))
-      return 0;
-    // a = a0 + lane with a0 a multiple of the width, divided by a multiple of the width: all
-    // lanes share a0's quotient, and the remainders are a0's plus the lane.
-    const Expr& dividend = expr->operands[0];
-    const Expr& divisor = expr->operands[1];
-    if (divisor->kind == ExprKind::IntImm && divisor->intValue > 0 &&
-        divisor->intValue % width == 0 && laneCoefficient(dividend, laneVar, width) == 1 &&
-        knownMultiple(dividend, laneVar, width) % width == 0)
-      return expr->kind == ExprKind::FloorDiv ? 0 : 1;
-    return std::nullopt;
-  }
+  case ExprKind::IntImm:
+    return 0;
+  case ExprKind::Variable:
+    return expr->var.get() == var ? 1 : 0;
   case ExprKind::Add:
   case ExprKind::Sub: {
-    const auto left = laneCoefficient(expr->operands[0], laneVar, width);
-    const auto right = laneCoefficient(expr->operands[1], laneVar, width);
+    const auto left = coefficient(expr->operands[0], var, width);
+    const auto right = coefficient(expr->operands[1], var, width);
     if (!left || !right)
       return std::nullopt;
     return expr->kind == ExprKind::Add ? *left + *right : *left - *right;
@@ -227,8 +181,8 @@ std::optional<std::int64_t> laneCoefficient(const Expr& expr, const te::VarNode*
   case ExprKind::Mul: {
     const Expr& a = expr->operands[0];
     const Expr& b = expr->operands[1];
-    const auto left = laneCoefficient(a, laneVar, width);
-    const auto right = laneCoefficient(b, laneVar, width);
+    const auto left = coefficient(a, var, width);
+    const auto right = coefficient(b, var, width);
     if (!left || !right)
       return std::nullopt;
     if (*left == 0 && *right == 0)
@@ -239,9 +193,40 @@ std::optional<std::int64_t> laneCoefficient(const Expr& expr, const te::VarNode*
       return checkedMultiply(*left, b->intValue);
     return std::nullopt;
   }
-  default:
-    return linearCoefficient(expr, laneVar);
+  case ExprKind::FloorDiv:
+  case ExprKind::FloorMod: {
+    if (!dependsOn(expr, var))
+      return 0;
+    // a = a0 + lane with a0 a multiple of the width, divided by a multiple of the width: all
+    // lanes share a0's quotient, and the remainders are a0's plus the lane.
+    const Expr& dividend = expr->operands[0];
+    const Expr& divisor = expr->operands[1];
+    if (width > 0 && divisor->kind == ExprKind::IntImm && divisor->intValue > 0 &&
+        divisor->intValue % width == 0 && coefficient(dividend, var, width) == 1 &&
+        knownMultiple(dividend, var, width) % width == 0)
+      return expr->kind == ExprKind::FloorDiv ? 0 : 1;
+    return std::nullopt;
   }
+  default:
+    // Widening or narrowing an index keeps its coefficient as long as it does not wrap, which
+    // holds for indices into buffers that fit in memory.
+    if (isIntegerCast(*expr))
+      return coefficient(expr->operands[0], var, width);
+    if (!dependsOn(expr, var))
+      return 0;
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<std::int64_t> linearCoefficient(const Expr& expr, const te::VarNode* var) {
+  return coefficient(expr, var, 0);
+}
+
+std::optional<std::int64_t> laneCoefficient(const Expr& expr, const te::VarNode* laneVar,
+                                            std::int64_t width) {
+  return coefficient(expr, laneVar, width);
 }
 
 bool structurallyEqual(const Expr& left, const Expr& right) {
