@@ -47,6 +47,7 @@ const OperatorRegistry& operatorRegistry() {
     registerLayoutOperators(all);
     registerReductionOperators(all);
     registerConvolutionOperators(all);
+    registerConvTransposeOperators(all);
     registerMatMulOperators(all);
     registerPoolingOperators(all);
     registerGeneratorOperators(all);

@@ -1,5 +1,5 @@
-// The Conv and ConvTranspose lowerings (te/topi/Convolution.cpp): one-node tasks are lowered
-// with lowerTask, evaluated with the reference interpreter and compared with a direct
+// The Conv and ConvTranspose lowerings (te/topi/Convolution.cpp, ConvTranspose.cpp): one-node tasks
+// are lowered with lowerTask, evaluated with the reference interpreter and compared with a direct
 // convolution (and, for ConvTranspose, a scatter-style transposed convolution) written here with
 // plain loops, on random inputs.
 #include "support/Error.h"
@@ -325,6 +325,65 @@ TEST(TopiConvolution, ConvTransposePadsLargerThanKernelReachCrop) {
                       .padsEnd = {2},
                       .outputPadding = {0}},
                      10);
+}
+
+// DCGAN's layers: a 1x1 input reduced over its inputs (one product per output and channel), and
+// stride 2 with kernel 4 by phases, two taps per axis and phase.
+TEST(TopiConvolution, ConvTransposeDcganLayers) {
+  checkConvTranspose({.data = {1, 5, 1, 1},
+                      .weight = {5, 3, 4, 4},
+                      .strides = {1, 1},
+                      .dilations = {1, 1},
+                      .padsBegin = {0, 0},
+                      .padsEnd = {0, 0},
+                      .outputPadding = {0, 0}},
+                     15);
+  checkConvTranspose({.data = {1, 3, 4, 5},
+                      .weight = {3, 2, 4, 4},
+                      .strides = {2, 2},
+                      .dilations = {1, 1},
+                      .padsBegin = {1, 1},
+                      .padsEnd = {1, 1},
+                      .bias = true,
+                      .outputPadding = {0, 0}},
+                     16);
+}
+
+// A kernel that the stride does not divide: the phases have 2 and 1 taps, the weight is padded.
+TEST(TopiConvolution, ConvTransposeKernelNotAMultipleOfTheStride) {
+  checkConvTranspose({.data = {1, 2, 4, 3},
+                      .weight = {2, 3, 3, 5},
+                      .strides = {2, 3},
+                      .dilations = {1, 1},
+                      .padsBegin = {0, 2},
+                      .padsEnd = {1, 0},
+                      .outputPadding = {1, 2}},
+                     17);
+}
+
+// By phases, the reduction has one step per product the operator needs (away from the borders):
+// input channels times ceil(kernel / stride) per axis, where the zero-dilated form has the whole
+// kernel per axis.
+TEST(TopiConvolution, ConvTransposeByPhasesReducesOverTapsPerPhase) {
+  const ConvCase c = {.data = {1, 8, 4, 4},
+                      .weight = {8, 6, 4, 4},
+                      .strides = {2, 2},
+                      .dilations = {1, 1},
+                      .padsBegin = {1, 1},
+                      .padsEnd = {1, 1},
+                      .outputPadding = {0, 0}};
+  const te::Workload workload = te::lowerTask(oneNodeTask(
+      "ConvTranspose", convAttributes(c), {c.data, c.weight}, convTransposeOutputShape(c)));
+  const auto reduction = std::find_if(workload.stages.begin(), workload.stages.end(),
+                                      [](const te::Tensor& stage) { return stage->isReduction(); });
+  ASSERT_NE(reduction, workload.stages.end());
+  std::int64_t steps = 1;
+  for (const te::IterVar& axis : (*reduction)->body->reduceAxes)
+    steps *= axis.extent;
+  EXPECT_EQ(steps, 8 * 2 * 2);
+  // N, C_out, two phases and four quotients per axis for outputs 0..7.
+  EXPECT_EQ((*reduction)->shape, (Shape{1, 6, 2, 2, 4, 4}));
+  EXPECT_EQ(workload.outputs[0]->shape, (Shape{1, 6, 8, 8}));
 }
 
 // With `output_shape` (and no auto_pad) ONNX derives the pads from the output shape, putting

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
                                         {"statements", dataset.statements.rows()},
                                         {"tasks", report.tasks},
                                         {"skipped_errors", report.skippedErrors},
-                                        {"skipped_unknown_tasks", report.skippedUnknownTasks}}
+                                        {"skipped_unknown_tasks", report.skippedUnknownTasks},
+                                        {"skipped_unlowered", report.skippedUnloweredSchedules}}
                      .dump()
               << '\n';
     return 0;

@@ -40,6 +40,7 @@ void registerElementwiseOperators(OperatorRegistry& registry);
 void registerLayoutOperators(OperatorRegistry& registry);
 void registerReductionOperators(OperatorRegistry& registry);
 void registerConvolutionOperators(OperatorRegistry& registry);
+void registerConvTransposeOperators(OperatorRegistry& registry);
 void registerMatMulOperators(OperatorRegistry& registry);
 void registerPoolingOperators(OperatorRegistry& registry);
 void registerGeneratorOperators(OperatorRegistry& registry);
