@@ -1,10 +1,12 @@
 // A dense, row-major tensor value in memory: what the interpreter, the generated kernels, the
 // graph executor and the conformance tests exchange. The bytes are laid out exactly as a
 // kernel reads them (float32 as 4-byte IEEE floats, int64 as 8-byte integers, bool as one
-// byte), so generated code can work on data() directly.
+// byte), so generated code can work on data() directly, in memory aligned for it
+// (support/AlignedMemory.h).
 #pragma once
 
 #include "graph/Graph.h"
+#include "support/AlignedMemory.h"
 
 #include <cstring>
 #include <vector>
@@ -48,7 +50,7 @@ private:
   graph::DataType dtype_ = graph::DataType::Float32;
   graph::Shape shape_;
   std::int64_t elements_ = 0;
-  std::vector<unsigned char> bytes_;
+  std::vector<unsigned char, KernelAllocator<unsigned char>> bytes_;
 };
 
 } // namespace clustune::te

@@ -315,6 +315,20 @@ TEST(TopiConvolution, ConvTranspose3dDepthwise) {
                      9);
 }
 
+// The same by columns: a 3-D kernel's taps flattened into one axis of 12.
+TEST(TopiConvolution, ConvTranspose3dDepthwiseOfASmallInput) {
+  checkConvTranspose({.data = {1, 2, 2, 1, 2},
+                      .weight = {2, 1, 2, 3, 2},
+                      .strides = {2, 1, 2},
+                      .dilations = {1, 1, 1},
+                      .padsBegin = {0, 1, 1},
+                      .padsEnd = {0, 1, 0},
+                      .group = 2,
+                      .bias = true,
+                      .outputPadding = {1, 0, 0}},
+                     19);
+}
+
 TEST(TopiConvolution, ConvTransposePadsLargerThanKernelReachCrop) {
   // A begin pad beyond (kernel - 1) * dilation starts the output inside the dilated input.
   checkConvTranspose({.data = {1, 2, 5},
@@ -327,8 +341,8 @@ TEST(TopiConvolution, ConvTransposePadsLargerThanKernelReachCrop) {
                      10);
 }
 
-// DCGAN's layers: a 1x1 input reduced over its inputs (one product per output and channel), and
-// stride 2 with kernel 4 by phases, two taps per axis and phase.
+// DCGAN's layers: a 1x1 and a 4x4 input by columns, and stride 2 with kernel 4 by phases (4x8
+// has more positions than the kernel has taps), two taps per axis and phase.
 TEST(TopiConvolution, ConvTransposeDcganLayers) {
   checkConvTranspose({.data = {1, 5, 1, 1},
                       .weight = {5, 3, 4, 4},
@@ -338,20 +352,22 @@ TEST(TopiConvolution, ConvTransposeDcganLayers) {
                       .padsEnd = {0, 0},
                       .outputPadding = {0, 0}},
                      15);
-  checkConvTranspose({.data = {1, 3, 4, 5},
-                      .weight = {3, 2, 4, 4},
-                      .strides = {2, 2},
-                      .dilations = {1, 1},
-                      .padsBegin = {1, 1},
-                      .padsEnd = {1, 1},
-                      .bias = true,
-                      .outputPadding = {0, 0}},
-                     16);
+  for (const std::int64_t width : {4, 8})
+    checkConvTranspose({.data = {1, 3, 4, width},
+                        .weight = {3, 2, 4, 4},
+                        .strides = {2, 2},
+                        .dilations = {1, 1},
+                        .padsBegin = {1, 1},
+                        .padsEnd = {1, 1},
+                        .bias = true,
+                        .outputPadding = {0, 0}},
+                       16 + width);
 }
 
-// A kernel that the stride does not divide: the phases have 2 and 1 taps, the weight is padded.
+// A kernel that the stride does not divide: the phases have 2 and 1 taps, the weight is padded;
+// by columns (a small input, here with groups and a bias), the last column of a phase is absent.
 TEST(TopiConvolution, ConvTransposeKernelNotAMultipleOfTheStride) {
-  checkConvTranspose({.data = {1, 2, 4, 3},
+  checkConvTranspose({.data = {1, 2, 6, 7},
                       .weight = {2, 3, 3, 5},
                       .strides = {2, 3},
                       .dilations = {1, 1},
@@ -359,31 +375,71 @@ TEST(TopiConvolution, ConvTransposeKernelNotAMultipleOfTheStride) {
                       .padsEnd = {1, 0},
                       .outputPadding = {1, 2}},
                      17);
+  checkConvTranspose({.data = {2, 4, 3, 3},
+                      .weight = {4, 3, 3, 5},
+                      .strides = {2, 3},
+                      .dilations = {1, 1},
+                      .padsBegin = {1, 2},
+                      .padsEnd = {1, 0},
+                      .group = 2,
+                      .bias = true,
+                      .outputPadding = {1, 2}},
+                     18);
+}
+
+te::Workload lowerConvTransposeCase(const ConvCase& c) {
+  return te::lowerTask(oneNodeTask("ConvTranspose", convAttributes(c), {c.data, c.weight},
+                                   convTransposeOutputShape(c)));
+}
+
+std::vector<std::int64_t> reductionExtents(const te::Tensor& stage) {
+  std::vector<std::int64_t> extents;
+  for (const te::IterVar& axis : stage->body->reduceAxes)
+    extents.push_back(axis.extent);
+  return extents;
 }
 
 // By phases, the reduction has one step per product the operator needs (away from the borders):
 // input channels times ceil(kernel / stride) per axis, where the zero-dilated form has the whole
 // kernel per axis.
 TEST(TopiConvolution, ConvTransposeByPhasesReducesOverTapsPerPhase) {
-  const ConvCase c = {.data = {1, 8, 4, 4},
-                      .weight = {8, 6, 4, 4},
-                      .strides = {2, 2},
-                      .dilations = {1, 1},
-                      .padsBegin = {1, 1},
-                      .padsEnd = {1, 1},
-                      .outputPadding = {0, 0}};
-  const te::Workload workload = te::lowerTask(oneNodeTask(
-      "ConvTranspose", convAttributes(c), {c.data, c.weight}, convTransposeOutputShape(c)));
-  const auto reduction = std::find_if(workload.stages.begin(), workload.stages.end(),
-                                      [](const te::Tensor& stage) { return stage->isReduction(); });
-  ASSERT_NE(reduction, workload.stages.end());
-  std::int64_t steps = 1;
-  for (const te::IterVar& axis : (*reduction)->body->reduceAxes)
-    steps *= axis.extent;
-  EXPECT_EQ(steps, 8 * 2 * 2);
-  // N, C_out, two phases and four quotients per axis for outputs 0..7.
-  EXPECT_EQ((*reduction)->shape, (Shape{1, 6, 2, 2, 4, 4}));
-  EXPECT_EQ(workload.outputs[0]->shape, (Shape{1, 6, 8, 8}));
+  const te::Workload workload = lowerConvTransposeCase({.data = {1, 8, 6, 6},
+                                                        .weight = {8, 6, 4, 4},
+                                                        .strides = {2, 2},
+                                                        .dilations = {1, 1},
+                                                        .padsBegin = {1, 1},
+                                                        .padsEnd = {1, 1},
+                                                        .outputPadding = {0, 0}});
+  std::vector<te::Tensor> reductions;
+  for (const te::Tensor& stage : workload.stages)
+    if (stage->isReduction())
+      reductions.push_back(stage);
+  ASSERT_EQ(reductions.size(), 1u);
+  EXPECT_EQ(reductionExtents(reductions[0]), (std::vector<std::int64_t>{8, 2, 2}));
+  // N, C_out, two phases and six quotients per axis for outputs 0..11.
+  EXPECT_EQ(reductions[0]->shape, (Shape{1, 6, 2, 2, 6, 6}));
+  EXPECT_EQ(workload.outputs[0]->shape, (Shape{1, 6, 12, 12}));
+}
+
+// A small input goes by columns: every (input, tap) product once, with the 16 taps on one axis,
+// then two columns per axis summed into each output.
+TEST(TopiConvolution, ConvTransposeOfASmallInputGoesByColumns) {
+  const te::Workload workload = lowerConvTransposeCase({.data = {1, 8, 4, 4},
+                                                        .weight = {8, 6, 4, 4},
+                                                        .strides = {2, 2},
+                                                        .dilations = {1, 1},
+                                                        .padsBegin = {1, 1},
+                                                        .padsEnd = {1, 1},
+                                                        .outputPadding = {0, 0}});
+  std::vector<te::Tensor> reductions;
+  for (const te::Tensor& stage : workload.stages)
+    if (stage->isReduction())
+      reductions.push_back(stage);
+  ASSERT_EQ(reductions.size(), 2u);
+  EXPECT_EQ(reductions[0]->shape, (Shape{1, 6, 4, 4, 16}));
+  EXPECT_EQ(reductionExtents(reductions[0]), (std::vector<std::int64_t>{8}));
+  EXPECT_EQ(reductions[1]->shape, (Shape{1, 6, 8, 8}));
+  EXPECT_EQ(reductionExtents(reductions[1]), (std::vector<std::int64_t>{2, 2}));
 }
 
 // With `output_shape` (and no auto_pad) ONNX derives the pads from the output shape, putting

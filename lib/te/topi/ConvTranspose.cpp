@@ -13,9 +13,14 @@
 // phase the reduction is affine in q, so it tiles and vectorises like Conv; c and r' are a
 // floordiv and a floormod of the phase loop only.
 //
-// An axis with fewer input positions than taps per phase (DCGAN's 1x1 input) reduces over the
-// inputs instead, j = q + c - i, with the weight padded where the tap leaves the kernel: then the
-// reduction has one step per input rather than one per tap, most of which would read padding.
+// A small input (no more positions than the kernel has taps, or an axis with fewer positions
+// than taps per phase: DCGAN's first layers) is lowered by columns instead, the GEMM and col2im
+// of deconvolution libraries: Z[n, c_out, i..., k] = sum over input channels of
+// X[n, c_in, i...] * W[c_in, c_out, k], a product with the kernel's taps contiguous in both W
+// and Z (16 lanes for a 4x4 kernel where the phases would give vectors of the input's width),
+// then a reduction that sums, for each output, the ceil(kernel / stride) columns per axis that
+// reach it. No product is wasted, not even at the borders. Z's taps are one flattened axis, so
+// that tiling can vectorise across the whole kernel.
 //
 // A dilated transposed convolution keeps the general form, as TVM's conv*d_transpose_nchw: a
 // plain convolution (stride 1) over a zero-dilated-and-padded copy of the input with the kernel
@@ -103,12 +108,11 @@ struct PhaseAxis {
   std::int64_t pad = 0;
   std::int64_t quotients = 0;    // ceil(outputs / stride)
   std::int64_t tapsPerPhase = 0; // ceil(kernel / stride)
-  bool overInputs = false;       // reduce over input positions rather than taps
-  // The padded copies of the operands: where their index 0 sits, and the extent read.
+  // The padded input: where its index 0 sits, and the extent read.
   std::int64_t dataOffset = 0, dataExtent = 0;
-  std::int64_t weightOffset = 0, weightExtent = 0;
+  std::int64_t weightExtent = 0; // the kernel, padded to stride * tapsPerPhase
 
-  // c and r' of phase r (the constant 0 for a stride of 1).
+  // c and r' of phase r (constants for a stride of 1).
   Expr carry(const Expr& phase) const {
     return stride == 1 ? intImm(pad) : floorDiv(phase + intImm(pad), intImm(stride));
   }
@@ -117,30 +121,20 @@ struct PhaseAxis {
   }
 };
 
-PhaseAxis phaseAxis(std::int64_t stride, std::int64_t kernel, std::int64_t pad, std::int64_t inputs,
+PhaseAxis phaseAxis(std::int64_t stride, std::int64_t kernel, std::int64_t pad,
                     std::int64_t outputs) {
   PhaseAxis axis;
   axis.stride = stride;
   axis.pad = pad;
   axis.quotients = (outputs + stride - 1) / stride;
   axis.tapsPerPhase = (kernel + stride - 1) / stride;
-  axis.overInputs = inputs < axis.tapsPerPhase;
-  if (!axis.overInputs) {
-    // i = q + c - j over q in [0, quotients), j in [0, taps), c between the carries of phases 0
-    // and stride - 1; k = r' + stride * j reaches stride * taps - 1.
-    const std::int64_t lowestCarry = floorDivide(pad, stride);
-    const std::int64_t highestCarry = floorDivide(stride - 1 + pad, stride);
-    axis.dataOffset = std::max<std::int64_t>(0, axis.tapsPerPhase - 1 - lowestCarry);
-    axis.dataExtent = axis.quotients - 1 + highestCarry + axis.dataOffset + 1;
-    axis.weightExtent = std::max(kernel, stride * axis.tapsPerPhase);
-  } else {
-    // k = r' + stride * (q + c - i) = r + pad + stride * (q - i).
-    const std::int64_t lowestTap = pad - stride * (inputs - 1);
-    const std::int64_t highestTap = stride - 1 + pad + stride * (axis.quotients - 1);
-    axis.dataExtent = inputs;
-    axis.weightOffset = std::max<std::int64_t>(0, -lowestTap);
-    axis.weightExtent = highestTap + axis.weightOffset + 1;
-  }
+  // i = q + c - j over q in [0, quotients), j in [0, taps), c between the carries of phases 0
+  // and stride - 1; k = r' + stride * j reaches stride * taps - 1.
+  const std::int64_t lowestCarry = floorDivide(pad, stride);
+  const std::int64_t highestCarry = floorDivide(stride - 1 + pad, stride);
+  axis.dataOffset = std::max<std::int64_t>(0, axis.tapsPerPhase - 1 - lowestCarry);
+  axis.dataExtent = axis.quotients - 1 + highestCarry + axis.dataOffset + 1;
+  axis.weightExtent = stride * axis.tapsPerPhase;
   return axis;
 }
 
@@ -149,22 +143,21 @@ std::vector<Tensor> lowerByPhases(const OperatorContext& context, const ConvGeom
   const Tensor& data = context.operand(0);
   const Tensor& weight = context.operand(1);
   std::vector<PhaseAxis> axes;
-  std::vector<std::int64_t> dataOffsets, dataExtents, weightOffsets, weightExtents;
+  std::vector<std::int64_t> dataOffsets, dataExtents, weightExtents;
   for (std::size_t a = 0; a < geometry.spatialRank; ++a) {
     axes.push_back(phaseAxis(geometry.strides[a], geometry.kernel[a], geometry.padsBegin[a],
-                             data->shape[2 + a], resultShape[2 + a]));
+                             resultShape[2 + a]));
     dataOffsets.push_back(axes.back().dataOffset);
     dataExtents.push_back(axes.back().dataExtent);
-    weightOffsets.push_back(axes.back().weightOffset);
     weightExtents.push_back(axes.back().weightExtent);
   }
   const Expr zero = typedConstant(0.0, data->dtype);
   const Tensor paddedData =
       spreadAndPad(context.stageName + ".pad", data, zero,
                    std::vector<std::int64_t>(axes.size(), 1), dataOffsets, dataExtents);
-  const Tensor paddedWeight =
-      spreadAndPad(context.stageName + ".weight_pad", weight, zero,
-                   std::vector<std::int64_t>(axes.size(), 1), weightOffsets, weightExtents);
+  const Tensor paddedWeight = spreadAndPad(
+      context.stageName + ".weight_pad", weight, zero, std::vector<std::int64_t>(axes.size(), 1),
+      std::vector<std::int64_t>(axes.size(), 0), weightExtents);
 
   // Phase axes only where the stride is above 1: a phase of extent 1 would be an empty loop.
   Shape phaseShape = {resultShape[0], resultShape[1]};
@@ -179,8 +172,7 @@ std::vector<Tensor> lowerByPhases(const OperatorContext& context, const ConvGeom
   std::vector<Expr> steps;
   for (std::size_t a = 0; a < axes.size(); ++a)
     steps.push_back(
-        reduction.add(context.stageName + (axes[a].overInputs ? ".ri" : ".rk") + std::to_string(a),
-                      axes[a].overInputs ? data->shape[2 + a] : axes[a].tapsPerPhase));
+        reduction.add(context.stageName + ".rk" + std::to_string(a), axes[a].tapsPerPhase));
 
   const Tensor phases =
       compute(context.stageName + ".phases", phaseShape, [&](const std::vector<Expr>& indices) {
@@ -194,14 +186,8 @@ std::vector<Tensor> lowerByPhases(const OperatorContext& context, const ConvGeom
           const PhaseAxis& axis = axes[a];
           const Expr phase = axis.stride > 1 ? indices[phaseIndex++] : intImm(0);
           const Expr& quotient = indices[quotientIndex++];
-          if (!axis.overInputs) {
-            dataIndex.push_back(quotient + axis.carry(phase) - steps[a] + intImm(axis.dataOffset));
-            weightIndex.push_back(axis.firstTap(phase) + steps[a] * intImm(axis.stride));
-          } else {
-            dataIndex.push_back(steps[a]);
-            weightIndex.push_back(phase + (quotient - steps[a]) * intImm(axis.stride) +
-                                  intImm(axis.pad + axis.weightOffset));
-          }
+          dataIndex.push_back(quotient + axis.carry(phase) - steps[a] + intImm(axis.dataOffset));
+          weightIndex.push_back(axis.firstTap(phase) + steps[a] * intImm(axis.stride));
         }
         return reduction.combine(Reducer::Sum,
                                  load(paddedData, dataIndex) * load(paddedWeight, weightIndex));
@@ -227,6 +213,94 @@ std::vector<Tensor> lowerByPhases(const OperatorContext& context, const ConvGeom
     Expr value = load(phases, phaseIndex);
     return bias ? value + load(bias, {indices[1]}) : value;
   })};
+}
+
+// By columns: the product of every input position with every kernel tap, then each output sums
+// the columns that reach it (see the file comment).
+std::vector<Tensor> lowerByColumns(const OperatorContext& context, const ConvGeometry& geometry,
+                                   const TransposedChannels& channels, const Shape& resultShape) {
+  const Tensor& data = context.operand(0);
+  const Tensor& weight = context.operand(1);
+  const std::size_t rank = geometry.spatialRank;
+  // The kernel's taps are one axis, so that a vector can span all of them (16 for 4x4) and not
+  // just the last kernel axis; the weight's flattened index is the same expression.
+  Shape columnShape = {resultShape[0], resultShape[1]};
+  std::int64_t taps = 1;
+  for (std::size_t a = 0; a < rank; ++a) {
+    columnShape.push_back(data->shape[2 + a]);
+    taps *= geometry.kernel[a];
+  }
+  columnShape.push_back(taps);
+  auto tapIndices = [&](const Expr& tap) {
+    std::vector<Expr> indices(rank);
+    std::int64_t inner = 1;
+    for (std::size_t a = rank; a-- > 0;) {
+      Expr index = inner == 1 ? tap : floorDiv(tap, intImm(inner));
+      indices[a] = a == 0 ? index : floorMod(index, intImm(geometry.kernel[a]));
+      inner *= geometry.kernel[a];
+    }
+    return indices;
+  };
+
+  ReductionAxes channelAxis;
+  const Expr channelInGroup = channelAxis.add(context.stageName + ".rc", channels.inPerGroup);
+  const Tensor columns =
+      compute(context.stageName + ".columns", columnShape, [&](const std::vector<Expr>& indices) {
+        const ChannelIndices channel =
+            channelIndices(geometry, channels, indices[1], channelInGroup);
+        std::vector<Expr> dataIndex = {indices[0], channel.in};
+        std::vector<Expr> weightIndex = {channel.in, channel.outInGroup};
+        for (std::size_t a = 0; a < rank; ++a)
+          dataIndex.push_back(indices[2 + a]);
+        for (const Expr& tap : tapIndices(indices[2 + rank]))
+          weightIndex.push_back(tap);
+        return channelAxis.combine(Reducer::Sum, load(data, dataIndex) * load(weight, weightIndex));
+      });
+
+  // Output o + pad = c * stride + r': column (i, k) = (c - j, r' + stride * j) for every j
+  // whose input and tap exist.
+  ReductionAxes columnAxes;
+  std::vector<Expr> steps;
+  for (std::size_t a = 0; a < rank; ++a)
+    steps.push_back(
+        columnAxes.add(context.stageName + ".rj" + std::to_string(a),
+                       (geometry.kernel[a] + geometry.strides[a] - 1) / geometry.strides[a]));
+  const Tensor sum =
+      compute(context.stageName + ".col2im", resultShape, [&](const std::vector<Expr>& indices) {
+        std::vector<Expr> columnIndex = {indices[0], indices[1]};
+        Expr tap = intImm(0);
+        Expr inside;
+        auto require = [&](Expr condition) { inside = inside ? inside && condition : condition; };
+        for (std::size_t a = 0; a < rank; ++a) {
+          const Expr shifted = indices[2 + a] + intImm(geometry.padsBegin[a]);
+          const Expr stride = intImm(geometry.strides[a]);
+          const Expr input = floorDiv(shifted, stride) - steps[a];
+          const Expr axisTap = floorMod(shifted, stride) + steps[a] * stride;
+          require(input >= intImm(0));
+          require(input < intImm(data->shape[2 + a]));
+          if (geometry.kernel[a] % geometry.strides[a] != 0)
+            require(axisTap < intImm(geometry.kernel[a]));
+          columnIndex.push_back(input);
+          tap = tap * intImm(geometry.kernel[a]) + axisTap;
+        }
+        columnIndex.push_back(tap);
+        return columnAxes.combine(Reducer::Sum, select(inside, load(columns, columnIndex),
+                                                       typedConstant(0.0, data->dtype)));
+      });
+  return {addChannelBias(context, sum, channels.out)};
+}
+
+// Inputs that the column form suits better (see the file comment): no more positions than the
+// kernel has taps, or an axis with fewer positions than taps per phase.
+bool smallInput(const ConvGeometry& geometry, const Shape& data) {
+  std::int64_t positions = 1, taps = 1;
+  for (std::size_t a = 0; a < geometry.spatialRank; ++a) {
+    positions *= data[2 + a];
+    taps *= geometry.kernel[a];
+    if (data[2 + a] < (geometry.kernel[a] + geometry.strides[a] - 1) / geometry.strides[a])
+      return true;
+  }
+  return positions <= taps;
 }
 
 // The general form, for dilated kernels: a stride-1 convolution of the zero-dilated input.
@@ -291,8 +365,10 @@ std::vector<Tensor> lowerConvTranspose(const OperatorContext& context) {
   requireOutputShape(context, resultShape);
   const bool dilated = std::any_of(geometry.dilations.begin(), geometry.dilations.end(),
                                    [](std::int64_t dilation) { return dilation > 1; });
-  return dilated ? lowerByDilation(context, geometry, channels, resultShape)
-                 : lowerByPhases(context, geometry, channels, resultShape);
+  if (dilated)
+    return lowerByDilation(context, geometry, channels, resultShape);
+  return smallInput(geometry, data) ? lowerByColumns(context, geometry, channels, resultShape)
+                                    : lowerByPhases(context, geometry, channels, resultShape);
 }
 
 } // namespace
