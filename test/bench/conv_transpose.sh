@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# DCGAN (five ConvTranspose tasks) against ONNX Runtime, two or more builds side by side (issue
+# 18, ConvTranspose): each build tunes the model with --trials (same seed, the bundled cost
+# models), then every round runs scripts/ort_compare.py once per build, in the reverse build
+# order every second round, so that each line compares default schedules, tuned schedules and
+# ONNX Runtime measured within one minute. Prints one line per round and build, then the median
+# of each column per build. Nothing here passes or fails.
+#   test/bench/conv_transpose.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
+#       [--out DIR] LABEL=BINDIR [LABEL=BINDIR ...]
+# BINDIR holds clustune-tune, clustune-run and clustune-worker.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+trials=320 rounds=3 repeat=50 model=dcgan out=experiments/conv-transpose
+builds=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --trials) trials=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    *=*) builds+=("$1"); shift ;;
+    *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
+  esac
+done
+[[ ${#builds[@]} -ge 1 ]] || { echo "error: name at least one LABEL=BINDIR" >&2; exit 1; }
+mkdir -p "$out"
+
+for build in "${builds[@]}"; do
+  label=${build%%=*} bin=${build#*=}
+  rm -f "$out/$label.tune.jsonl"
+  "$bin/clustune-tune" "models/$model.onnx" --trials "$trials" --seed 0 -q \
+    -o "$out/$label.tune.jsonl" > "$out/$label.tune.summary.json"
+  echo "$label: tuned $trials trials in $(jq .seconds "$out/$label.tune.summary.json") s," \
+    "estimated $(jq .estimated_ms "$out/$label.tune.summary.json") ms" >&2
+done
+
+: > "$out/rounds.jsonl"
+for ((round = 1; round <= rounds; round++)); do
+  order=("${builds[@]}")
+  if ((round % 2 == 0)); then
+    order=()
+    for ((k = ${#builds[@]} - 1; k >= 0; k--)); do order+=("${builds[k]}"); done
+  fi
+  for build in "${order[@]}"; do
+    label=${build%%=*} bin=${build#*=}
+    rm -f "$out/ort.jsonl"
+    python3 scripts/ort_compare.py --models "$model" --latency --repeat "$repeat" --threads 2 \
+      --clustune-run "$bin/clustune-run" --log "$out/$label.tune.jsonl" --json "$out/ort.jsonl" \
+      > /dev/null
+    jq -c --arg name "$label" --argjson round "$round" '. + {build: $name, round: $round}' \
+      "$out/ort.jsonl" >> "$out/rounds.jsonl"
+  done
+done
+
+python3 - "$out/rounds.jsonl" <<'EOF'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+keys = ["default_ms", "clustune_ms", "ort_ms"]  # clustune_ms: with the tuned schedules
+print("round build " + " ".join(keys) + " tuned/ort")
+for row in rows:
+    print(row["round"], row["build"], *[f"{row[k]:.3f}" for k in keys],
+          f"{row['clustune_ms'] / row['ort_ms']:.2f}")
+for build in dict.fromkeys(row["build"] for row in rows):
+    mine = [row for row in rows if row["build"] == build]
+    print("median", build, *[f"{statistics.median(r[k] for r in mine):.3f}" for k in keys],
+          f"{statistics.median(r['clustune_ms'] / r['ort_ms'] for r in mine):.2f}")
+EOF
