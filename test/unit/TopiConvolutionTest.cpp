@@ -392,6 +392,14 @@ te::Workload lowerConvTransposeCase(const ConvCase& c) {
                                    convTransposeOutputShape(c)));
 }
 
+std::vector<te::Tensor> reductionStages(const te::Workload& workload) {
+  std::vector<te::Tensor> reductions;
+  for (const te::Tensor& stage : workload.stages)
+    if (stage->isReduction())
+      reductions.push_back(stage);
+  return reductions;
+}
+
 std::vector<std::int64_t> reductionExtents(const te::Tensor& stage) {
   std::vector<std::int64_t> extents;
   for (const te::IterVar& axis : stage->body->reduceAxes)
@@ -410,10 +418,7 @@ TEST(TopiConvolution, ConvTransposeByPhasesReducesOverTapsPerPhase) {
                                                         .padsBegin = {1, 1},
                                                         .padsEnd = {1, 1},
                                                         .outputPadding = {0, 0}});
-  std::vector<te::Tensor> reductions;
-  for (const te::Tensor& stage : workload.stages)
-    if (stage->isReduction())
-      reductions.push_back(stage);
+  const std::vector<te::Tensor> reductions = reductionStages(workload);
   ASSERT_EQ(reductions.size(), 1u);
   EXPECT_EQ(reductionExtents(reductions[0]), (std::vector<std::int64_t>{8, 2, 2}));
   // N, C_out, two phases and six quotients per axis for outputs 0..11.
@@ -431,10 +436,7 @@ TEST(TopiConvolution, ConvTransposeOfASmallInputGoesByColumns) {
                                                         .padsBegin = {1, 1},
                                                         .padsEnd = {1, 1},
                                                         .outputPadding = {0, 0}});
-  std::vector<te::Tensor> reductions;
-  for (const te::Tensor& stage : workload.stages)
-    if (stage->isReduction())
-      reductions.push_back(stage);
+  const std::vector<te::Tensor> reductions = reductionStages(workload);
   ASSERT_EQ(reductions.size(), 2u);
   EXPECT_EQ(reductions[0]->shape, (Shape{1, 6, 4, 4, 16}));
   EXPECT_EQ(reductionExtents(reductions[0]), (std::vector<std::int64_t>{8}));
