@@ -44,6 +44,14 @@ void readExplicitPads(const OperatorContext& context, ConvGeometry& geometry) {
       context.fail("pads must be non-negative");
 }
 
+std::vector<Expr> addKernelAxes(ReductionAxes& axes, const std::string& stageName,
+                                const ConvGeometry& geometry) {
+  std::vector<Expr> offsets;
+  for (std::size_t axis = 0; axis < geometry.spatialRank; ++axis)
+    offsets.push_back(axes.add(stageName + ".rk" + std::to_string(axis), geometry.kernel[axis]));
+  return offsets;
+}
+
 void requireOutputShape(const OperatorContext& context, const Shape& computed) {
   if (outputShape(context) != computed)
     context.fail("the attributes give output shape [" + graph::shapeToString(computed) +

@@ -30,6 +30,10 @@ struct ConvGeometry {
 ConvGeometry readGeometry(const OperatorContext& context);
 void readExplicitPads(const OperatorContext& context, ConvGeometry& geometry);
 
+// One reduction axis per kernel axis (`<stage>.rk<axis>`), in order.
+std::vector<Expr> addKernelAxes(ReductionAxes& axes, const std::string& stageName,
+                                const ConvGeometry& geometry);
+
 // Fails unless the task records `computed` as the output shape.
 void requireOutputShape(const OperatorContext& context, const Shape& computed);
 

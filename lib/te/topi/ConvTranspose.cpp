@@ -322,10 +322,7 @@ std::vector<Tensor> lowerByDilation(const OperatorContext& context, const ConvGe
                    geometry.strides, dilatedOffsets, dilatedExtents);
   ReductionAxes axes;
   const Expr channelInGroup = axes.add(context.stageName + ".rc", channels.inPerGroup);
-  std::vector<Expr> kernelOffsets;
-  for (std::size_t axis = 0; axis < geometry.spatialRank; ++axis)
-    kernelOffsets.push_back(
-        axes.add(context.stageName + ".rk" + std::to_string(axis), geometry.kernel[axis]));
+  const std::vector<Expr> kernelOffsets = addKernelAxes(axes, context.stageName, geometry);
 
   const Tensor convolution =
       compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {

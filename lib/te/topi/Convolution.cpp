@@ -38,10 +38,7 @@ std::vector<Tensor> lowerConv(const OperatorContext& context) {
       std::vector<std::int64_t>(geometry.spatialRank, 1), geometry.padsBegin, paddedExtents);
   ReductionAxes axes;
   const Expr channelInGroup = axes.add(context.stageName + ".rc", inChannelsPerGroup);
-  std::vector<Expr> kernelOffsets;
-  for (std::size_t axis = 0; axis < geometry.spatialRank; ++axis)
-    kernelOffsets.push_back(
-        axes.add(context.stageName + ".rk" + std::to_string(axis), geometry.kernel[axis]));
+  const std::vector<Expr> kernelOffsets = addKernelAxes(axes, context.stageName, geometry);
 
   const Tensor convolution =
       compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
