@@ -7,6 +7,7 @@
 #include "search/Sketch.h"
 
 #include "schedule/State.h"
+#include "search/SketchConditions.h"
 
 #include <algorithm>
 #include <cassert>
@@ -16,8 +17,10 @@
 namespace clustune::search {
 namespace {
 
+using schedule::CacheReadStep;
 using schedule::CacheWriteStep;
 using schedule::ComputeAtStep;
+using schedule::ComputeInlineStep;
 using schedule::FuseStep;
 using schedule::ReorderStep;
 using schedule::RfactorStep;
@@ -41,6 +44,11 @@ enum class Rule {
 struct Choice {
   Rule rule = Rule::Tile;
   int fusionLevel = 0; // Fuse and CacheWriteFuse: 1 or 2
+  // Tile, Fuse and CacheWriteFuse: the last two spatial axes fused into one before tiling.
+  bool flatten = false;
+  // Tile, Fuse and CacheWriteFuse: the padding stages the reduction reads are computed per
+  // tile instead of inlined.
+  bool padAtTile = false;
 };
 
 struct PartialSketch {
@@ -48,27 +56,13 @@ struct PartialSketch {
   State state; // the sketch's steps with unit split factors
 };
 
-// The element-wise output that may absorb `stage` as its epilogue, or -1.
-int fusibleConsumer(const State& state, int stage) {
-  const std::vector<int> consumers = schedule::effectiveConsumers(state, stage);
-  if (consumers.size() != 1)
-    return -1;
-  const Stage& producer = state.stages()[stage];
-  const Stage& consumer = state.stages()[consumers[0]];
-  if (!consumer.isOutput() || consumer.tensor->isReduction() ||
-      consumer.tensor->shape != producer.tensor->shape || producer.spatialAxisCount() == 0)
-    return -1;
-  return consumers[0];
-}
-
-// Ansor's condition for AddRfactor on a tiled reduction: fewer output elements than terms per
-// element, so that the reduction itself must supply parallelism or vector lanes.
-bool needsRfactor(const Stage& stage) {
-  std::int64_t space = 1, reduce = 1;
-  for (std::size_t position = 0; position < stage.loops.size(); ++position)
-    (stage.loop(position).kind == schedule::IteratorKind::Spatial ? space : reduce) *=
-        stage.loop(position).extent;
-  return space < reduce;
+// The leading spatial loops of a stage (before any tiling, its spatial axes or their fusion).
+int spatialLoopCount(const Stage& stage) {
+  int count = 0;
+  while (count < static_cast<int>(stage.loops.size()) &&
+         stage.loop(count).kind == schedule::IteratorKind::Spatial)
+    ++count;
+  return count;
 }
 
 // Appends a step to the sketch and applies it to the structural state, where a factor still to
@@ -92,7 +86,7 @@ void renumberTiledStages(Sketch& sketch, int stage) {
 std::vector<std::size_t> addTiling(PartialSketch& partial, int stageIndex, int fusionLevel) {
   Sketch& sketch = partial.sketch;
   const Stage& stage = partial.state.stages()[stageIndex];
-  const int spatial = stage.spatialAxisCount();
+  const int spatial = spatialLoopCount(stage);
   const int reduce = static_cast<int>(stage.loops.size()) - spatial;
   std::vector<std::int64_t> extents;
   for (std::size_t position = 0; position < stage.loops.size(); ++position)
@@ -140,7 +134,7 @@ std::vector<std::size_t> addTiling(PartialSketch& partial, int stageIndex, int f
 void addFusion(PartialSketch& partial, int stageIndex, int consumer, int level,
                const std::vector<std::size_t>& spatialTiles) {
   Sketch& sketch = partial.sketch;
-  const int spatial = partial.state.stages()[consumer].spatialAxisCount();
+  const int spatial = spatialLoopCount(partial.state.stages()[consumer]);
   const int parts = level + 1;
   for (int position = spatial - 1; position >= 0; --position) {
     sketch.follows.push_back(
@@ -197,57 +191,72 @@ void addRfactor(PartialSketch& partial, int stageIndex, bool inner) {
   sketch.description += " rfactor(" + std::to_string(stageIndex) + (inner ? ",inner)" : ",outer)");
 }
 
-void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice) {
-  switch (choice.rule) {
-  case Rule::Tile:
-    addTiling(partial, stageIndex, 0);
-    return;
-  case Rule::Fuse: {
-    const int consumer = fusibleConsumer(partial.state, stageIndex);
-    assert(consumer >= 0);
-    const std::vector<std::size_t> tiles = addTiling(partial, stageIndex, choice.fusionLevel);
-    addFusion(partial, stageIndex, consumer, choice.fusionLevel, tiles);
-    return;
-  }
-  case Rule::CacheWriteFuse: {
-    push(partial, CacheWriteStep{.stage = stageIndex});
-    renumberTiledStages(partial.sketch, stageIndex);
-    partial.sketch.description += " cache_write(" + std::to_string(stageIndex) + ")";
-    // The cache takes the index, the copy (an element-wise consumer) follows it.
-    const std::vector<std::size_t> tiles = addTiling(partial, stageIndex, choice.fusionLevel);
-    addFusion(partial, stageIndex, stageIndex + 1, choice.fusionLevel, tiles);
-    return;
-  }
-  case Rule::RfactorOuter:
-  case Rule::RfactorInner:
-    addRfactor(partial, stageIndex, choice.rule == Rule::RfactorInner);
-    return;
+// Fuses the last two spatial loops of a stage that has not been split yet.
+void flattenRowsAndColumns(PartialSketch& partial, int stageIndex) {
+  const int spatial = spatialLoopCount(partial.state.stages()[stageIndex]);
+  push(partial, FuseStep{.stage = stageIndex, .iterators = {spatial - 2, spatial - 1}});
+}
+
+// Padding per tile: each padding stage of the reduction is computed at its last outer spatial
+// loop (the end of S1), so that one tile's input with its zero border is copied once and the
+// reduce loops below read it without testing the border.
+void addPaddingAtTile(PartialSketch& partial, int stageIndex, const std::vector<int>& pads) {
+  // After tiling the leading spatial loops are exactly S0 and S1.
+  const int lastOuter = spatialLoopCount(partial.state.stages()[stageIndex]) - 1;
+  for (int pad : pads) {
+    push(partial,
+         ComputeAtStep{.stage = pad, .targetStage = stageIndex, .targetIterator = lastOuter});
+    partial.sketch.description +=
+        " pad_at(" + std::to_string(pad) + "->" + std::to_string(stageIndex) + ")";
   }
 }
 
-} // namespace
-
-std::vector<Sketch> generateSketches(const te::Workload& workload) {
-  PartialSketch base{.sketch = {}, .state = schedule::initialState(workload)};
-  const int stageCount = static_cast<int>(base.state.stages().size());
-  for (int stage = 0; stage < stageCount; ++stage) {
-    const Stage& current = base.state.stages()[stage];
-    if (current.isOutput() || current.tensor->isReduction())
-      continue;
-    push(base, schedule::ComputeInlineStep{.stage = stage});
-    base.sketch.description += " inline(" + std::to_string(stage) + ")";
+void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice,
+                 const std::vector<int>& pads) {
+  if (choice.rule == Rule::RfactorOuter || choice.rule == Rule::RfactorInner) {
+    addRfactor(partial, stageIndex, choice.rule == Rule::RfactorInner);
+    return;
   }
+  // Every stage a cache_write adds sits after the pads, so their indices hold.
+  int tiled = stageIndex;
+  if (choice.rule == Rule::CacheWriteFuse) {
+    push(partial, CacheWriteStep{.stage = stageIndex});
+    renumberTiledStages(partial.sketch, stageIndex);
+    partial.sketch.description += " cache_write(" + std::to_string(stageIndex) + ")";
+  }
+  if (choice.flatten) {
+    flattenRowsAndColumns(partial, tiled);
+    partial.sketch.description += " flatten(" + std::to_string(tiled) + ")";
+  }
+  // The cache takes the reduction's index and the copy (element-wise) follows it.
+  const int consumer = choice.rule == Rule::Fuse             ? fusibleConsumer(partial.state, tiled)
+                       : choice.rule == Rule::CacheWriteFuse ? tiled + 1
+                                                             : -1;
+  assert(choice.rule == Rule::Tile || consumer >= 0);
+  const int fusionLevel = choice.rule == Rule::Tile ? 0 : choice.fusionLevel;
+  const std::vector<std::size_t> tiles = addTiling(partial, tiled, fusionLevel);
+  if (consumer >= 0) {
+    if (choice.flatten)
+      flattenRowsAndColumns(partial, consumer);
+    addFusion(partial, tiled, consumer, choice.fusionLevel, tiles);
+  }
+  if (choice.padAtTile)
+    addPaddingAtTile(partial, tiled, pads);
+}
 
-  // The choices of every reduction, decided on the inlined workload; their product is the set
-  // of sketches. Two reductions feeding one epilogue cannot both tile it: the first one fuses.
+// The choices of every reduction, decided on the inlined workload. With `padAtTile`, only the
+// tiled rules, each computing the reduction's padding per tile; a reduction without padding
+// keeps its choices. Two reductions feeding one epilogue cannot both tile it: the first one fuses.
+std::vector<std::vector<Choice>> reductionChoices(const State& inlined, bool padAtTile) {
+  const int stageCount = static_cast<int>(inlined.stages().size());
   std::vector<std::vector<Choice>> choicesPerStage(stageCount);
   std::vector<int> fusedConsumers;
   for (int stage = 0; stage < stageCount; ++stage) {
-    const Stage& current = base.state.stages()[stage];
+    const Stage& current = inlined.stages()[stage];
     if (!current.tensor->isReduction())
       continue;
     std::vector<Choice>& choices = choicesPerStage[stage];
-    const int consumer = fusibleConsumer(base.state, stage);
+    const int consumer = fusibleConsumer(inlined, stage);
     const bool consumerTaken =
         std::find(fusedConsumers.begin(), fusedConsumers.end(), consumer) != fusedConsumers.end();
     if (consumer >= 0 && !consumerTaken) {
@@ -260,22 +269,117 @@ std::vector<Sketch> generateSketches(const te::Workload& workload) {
       if (current.spatialAxisCount() > 0)
         choices.insert(choices.end(), {{Rule::CacheWriteFuse, 1}, {Rule::CacheWriteFuse, 2}});
     }
-    if (needsRfactor(current))
+    if (flattensContiguously(current)) {
+      const std::size_t plain = choices.size();
+      for (std::size_t k = 0; k < plain; ++k) {
+        Choice flattened = choices[k];
+        flattened.flatten = true;
+        choices.push_back(flattened);
+      }
+    }
+    if (padAtTile && !paddingProducers(inlined, stage).empty()) {
+      for (Choice& choice : choices)
+        choice.padAtTile = true;
+    } else if (needsRfactor(current)) {
       choices.insert(choices.end(), {{Rule::RfactorOuter, 0}, {Rule::RfactorInner, 0}});
+    }
   }
+  return choicesPerStage;
+}
 
+// Every sketch from `base`: the product of the reductions' choices, visited from the last stage.
+std::vector<PartialSketch> expandChoices(const PartialSketch& base,
+                                         const std::vector<std::vector<Choice>>& choicesPerStage,
+                                         const std::vector<std::vector<int>>& padsPerStage) {
   std::vector<PartialSketch> partials = {base};
-  for (int stage = stageCount - 1; stage >= 0; --stage) {
+  for (int stage = static_cast<int>(choicesPerStage.size()) - 1; stage >= 0; --stage) {
     if (choicesPerStage[stage].empty())
       continue;
     std::vector<PartialSketch> extended;
     for (const PartialSketch& partial : partials)
       for (const Choice& choice : choicesPerStage[stage]) {
         PartialSketch next = partial;
-        applyChoice(next, stage, choice);
+        applyChoice(next, stage, choice, padsPerStage[stage]);
         extended.push_back(std::move(next));
       }
     partials = std::move(extended);
+  }
+  return partials;
+}
+
+// Packed operands: a sketch with one SSRSRS stage also comes with a cache_read of each packable
+// input, computed at the stage's last outer reduce loop (the end of R0), so that the slice one
+// R0 iteration reads (R1 x the spatial tile below) is copied once into a contiguous buffer.
+std::vector<PartialSketch> withPackedInputs(const PartialSketch& partial) {
+  std::vector<PartialSketch> variants;
+  if (partial.sketch.tiledStages.size() != 1)
+    return variants;
+  const int tiled = partial.sketch.tiledStages.front();
+  const Stage& stage = partial.state.stages()[tiled];
+  int outerSpatial = 0;
+  while (stage.loop(outerSpatial).kind == schedule::IteratorKind::Spatial)
+    ++outerSpatial;
+  int lastOuterReduce = outerSpatial;
+  while (lastOuterReduce < static_cast<int>(stage.loops.size()) &&
+         stage.loop(lastOuterReduce).kind == schedule::IteratorKind::Reduce)
+    ++lastOuterReduce;
+  --lastOuterReduce;
+  if (lastOuterReduce < outerSpatial)
+    return variants;
+  for (int input : packableInputs(partial.state, tiled)) {
+    PartialSketch packed = partial;
+    push(packed, CacheReadStep{.stage = -1, .input = input, .scope = "local", .readers = {tiled}});
+    renumberTiledStages(packed.sketch, 0);
+    push(packed,
+         ComputeAtStep{.stage = 0, .targetStage = tiled + 1, .targetIterator = lastOuterReduce});
+    packed.sketch.description +=
+        " pack(input" + std::to_string(input) + "->" + std::to_string(tiled + 1) + ")";
+    variants.push_back(std::move(packed));
+  }
+  return variants;
+}
+
+} // namespace
+
+std::vector<Sketch> generateSketches(const te::Workload& workload) {
+  const State initial = schedule::initialState(workload);
+  const int stageCount = static_cast<int>(initial.stages().size());
+  // The padding stages that a reduction may compute per tile, per reduction.
+  std::vector<std::vector<int>> padsPerStage(stageCount);
+  bool anyPadding = false;
+  for (int stage = 0; stage < stageCount; ++stage)
+    if (initial.stages()[stage].tensor->isReduction()) {
+      padsPerStage[stage] = paddingProducers(initial, stage);
+      anyPadding = anyPadding || !padsPerStage[stage].empty();
+    }
+
+  // AlwaysInline; the second base keeps the padding of reductions for computing it per tile.
+  std::vector<PartialSketch> partials;
+  for (const bool padAtTile : {false, true}) {
+    if (padAtTile && !anyPadding)
+      break;
+    PartialSketch base{.sketch = {}, .state = initial};
+    PartialSketch inlinedBase = base; // everything inlined: where the choices are decided
+    for (int stage = 0; stage < stageCount; ++stage) {
+      const Stage& current = initial.stages()[stage];
+      if (current.isOutput() || current.tensor->isReduction())
+        continue;
+      push(inlinedBase, ComputeInlineStep{.stage = stage});
+      bool kept = false;
+      for (const std::vector<int>& pads : padsPerStage)
+        kept = kept || std::find(pads.begin(), pads.end(), stage) != pads.end();
+      if (padAtTile && kept)
+        continue;
+      push(base, ComputeInlineStep{.stage = stage});
+      base.sketch.description += " inline(" + std::to_string(stage) + ")";
+    }
+    const std::vector<PartialSketch> expanded =
+        expandChoices(base, reductionChoices(inlinedBase.state, padAtTile), padsPerStage);
+    partials.insert(partials.end(), expanded.begin(), expanded.end());
+  }
+  for (std::size_t plain = partials.size(), k = 0; k < plain; ++k) {
+    std::vector<PartialSketch> packed = withPackedInputs(partials[k]);
+    partials.insert(partials.end(), packed.begin(), packed.end());
   }
 
   std::vector<Sketch> sketches;

@@ -16,6 +16,18 @@
 //   - AddRfactor: a reduction with fewer outputs than terms per output is also sketched with
 //     its reduce loops fused, split in two and one part factored out by rfactor (two sketches);
 //     neither stage is tiled further.
+//   - FlattenPositions (ours): when every load walks the reduction's last two spatial axes as
+//     the last two dimensions of a tensor with rows as long as the output's (a 1x1 stride-1
+//     convolution), the tiled rules are also sketched with those axes fused first, so that a
+//     vector or tile spans rows (a row of 7 fills 7 of 16 lanes).
+//   - PaddingPerTile (ours): the padding stages a reduction alone reads are, in a second set of
+//     sketches, computed at the reduction's last S1 loop instead of inlined, so that each tile
+//     copies its input with the zero border once and the reduce loops read it without testing
+//     the border per lane.
+//   - PackedOperands (ours): a sketch with one SSRSRS stage is also sketched with a cache_read
+//     of each input that stage reads along its last spatial axis and a reduce axis (a GEMM's
+//     B), computed at the stage's last R0 loop: the R1 x tile slice it reads is copied once
+//     into a contiguous buffer, as TVM's and oneDNN's packed GEMM panels are.
 //   - Element-wise root stages keep their loops.
 // Reductions are visited from the last stage to the first, as Ansor does, so a step's stage
 // index is the one in force when it is replayed: cache_write and rfactor at stage s renumber

@@ -1,9 +1,11 @@
-// Sampled schedules that use cache_write and rfactor, compiled through LLVM (lib/codegen/cpu)
+// Sampled schedules that use cache_write, rfactor, packed operands, padding per tile and
+// flattened positions, compiled through LLVM (lib/codegen/cpu)
 // and run on seeded inputs: the compiled kernels compute what the te reference interpreter
 // computes, so the new stages survive code generation (local tile buffers inside parallel
 // loops, vectorized partial results, guards of non-divisible tiles).
 #include "CpuCodegenTestSupport.h"
 #include "ScheduleTestSupport.h"
+#include "SearchTestSupport.h"
 #include "search/Sample.h"
 #include "te/Interpreter.h"
 
@@ -58,6 +60,38 @@ TEST(SearchCompiledSample, CacheWriteAndRfactorSamplesCompileToCorrectKernels) {
   }
   EXPECT_GT(cached, 0);
   EXPECT_GT(factored, 0);
+}
+
+// The rules of our own (Sketch.h): a GEMM's B packed per tile, a padded convolution's border
+// copied per tile, and a 1x1 convolution tiled over its flattened positions (with its input
+// packed too), each compiled and run.
+TEST(SearchCompiledSample, PackedPaddedAndFlattenedSamplesCompileToCorrectKernels) {
+  const te::Workload gemm = st::matmul(6, 40, 200).workload;
+  const te::Workload padded = te::lowerTask(search::testing::convBiasReluTask());
+  const te::Workload pointwise = te::lowerTask(search::testing::conv1x1Task());
+  int packed = 0, paddedPerTile = 0, flattened = 0;
+  for (const te::Workload* workload : {&gemm, &padded, &pointwise}) {
+    int compiled = 0;
+    for (const auto& steps : search::sample(*workload, 40, 8, {.cores = 2})) {
+      bool packs = false, padsPerTile = false, flattens = false;
+      for (const schedule::Step& step : steps) {
+        packs = packs || std::holds_alternative<schedule::CacheReadStep>(step);
+        if (const auto* at = std::get_if<schedule::ComputeAtStep>(&step))
+          padsPerTile = padsPerTile || (workload == &padded && at->stage == 0);
+      }
+      flattens = workload == &pointwise && std::holds_alternative<schedule::FuseStep>(steps[0]);
+      if ((!packs && !padsPerTile && !flattens) || compiled == 4)
+        continue;
+      ++compiled;
+      packed += packs;
+      paddedPerTile += padsPerTile;
+      flattened += flattens;
+      EXPECT_TRUE(compiledMatchesReference(*workload, steps)) << workload->key;
+    }
+  }
+  EXPECT_GT(packed, 1);
+  EXPECT_GT(paddedPerTile, 1);
+  EXPECT_GT(flattened, 1);
 }
 
 } // namespace

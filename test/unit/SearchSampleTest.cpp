@@ -55,8 +55,8 @@ TEST(SearchSketch, MatmulIsTiledSSRSRSWithOrWithoutACacheWrite) {
   const te::Workload workload = te::lowerTask(matmulTask(32, 48, 64));
   const std::vector<Sketch> sketches = generateSketches(workload);
   // Plain tiling, then AddCacheWrite with the cache fused at level 1 or 2 of the copy; 32 x 48
-  // outputs are more than 64 terms each, so no rfactor.
-  ASSERT_EQ(sketches.size(), 3u);
+  // outputs are more than 64 terms each, so no rfactor. The three again with B packed.
+  ASSERT_EQ(sketches.size(), 6u);
   const Sketch& sketch = sketches[0];
   EXPECT_EQ(sketch.description, "tile(0)");
   // k, j, i from the innermost outwards; i at 0..3, j at 4..7, k at 8..9.
@@ -97,6 +97,31 @@ TEST(SearchSketch, MatmulIsTiledSSRSRSWithOrWithoutACacheWrite) {
     EXPECT_EQ(cached.tiledStages, std::vector<int>{0});
   }
 
+  // B[k, j] is read along the tile's columns and reused across its rows: it is packed per R0
+  // iteration into a copy (stage 0) computed at the tiled stage's last R0 loop (after the 2 + 2
+  // spatial loops of S0 and S1, position 4), which renumbers the tiled stage.
+  for (int plain = 0; plain < 3; ++plain) {
+    const Sketch& packed = sketches[3 + plain];
+    EXPECT_EQ(packed.description, sketches[plain].description + " pack(input1->1)");
+    ASSERT_EQ(packed.steps.size(), sketches[plain].steps.size() + 2);
+    const int tiledBefore = sketches[plain].tiledStages.front();
+    EXPECT_EQ(packed.steps[packed.steps.size() - 2],
+              (schedule::Step{schedule::CacheReadStep{
+                  .stage = -1, .input = 1, .scope = "local", .readers = {tiledBefore}}}));
+    EXPECT_EQ(packed.steps.back(),
+              (schedule::Step{schedule::ComputeAtStep{
+                  .stage = 0, .targetStage = tiledBefore + 1, .targetIterator = 4}}));
+    EXPECT_EQ(packed.tiledStages, std::vector<int>{tiledBefore + 1});
+  }
+  int packedSamples = 0;
+  for (const Steps& steps : sample(workload, 30, 4)) {
+    packedSamples += std::any_of(steps.begin(), steps.end(), [](const schedule::Step& step) {
+      return std::holds_alternative<schedule::CacheReadStep>(step);
+    });
+    EXPECT_TRUE(matchesReference(workload, steps));
+  }
+  EXPECT_GT(packedSamples, 5);
+
   // Every sampled schedule starts from one of them.
   for (const Steps& steps : sample(workload, 20, 3)) {
     const bool cached = std::holds_alternative<schedule::CacheWriteStep>(steps.at(0));
@@ -111,36 +136,95 @@ TEST(SearchSketch, ConvolutionEpilogueFusesTheReductionAtLevelOneOrTwo) {
   const int relu = findStage(initial, false, true);
   ASSERT_GE(conv, 0);
   ASSERT_GE(relu, 0);
+  const int pad = 0;
+  ASSERT_EQ(initial.stages()[pad].tensor->body->kind, te::ExprKind::Select);
   const std::vector<Sketch> sketches = generateSketches(workload);
-  ASSERT_EQ(sketches.size(), 2u);
-  std::set<int> targetLoops;
+  // Fused at level 1 or 2, with the padding inlined or computed per tile.
+  ASSERT_EQ(sketches.size(), 4u);
+  std::set<std::pair<int, bool>> variants;
   for (const Sketch& sketch : sketches) {
-    const auto& computeAt = std::get<schedule::ComputeAtStep>(sketch.steps.back());
-    EXPECT_EQ(computeAt.stage, conv);
+    const auto fusion =
+        std::find_if(sketch.steps.begin(), sketch.steps.end(), [&](const schedule::Step& step) {
+          const auto* at = std::get_if<schedule::ComputeAtStep>(&step);
+          return at && at->stage == conv;
+        });
+    ASSERT_NE(fusion, sketch.steps.end());
+    const auto& computeAt = std::get<schedule::ComputeAtStep>(*fusion);
     EXPECT_EQ(computeAt.targetStage, relu);
-    targetLoops.insert(computeAt.targetIterator);
-    // The pad and bias stages are inlined, the conv is the only tiled stage.
+    const bool padInlined =
+        std::find(sketch.steps.begin(), sketch.steps.end(),
+                  schedule::Step{schedule::ComputeInlineStep{.stage = pad}}) != sketch.steps.end();
+    if (!padInlined) {
+      // At the conv's last S1 loop: after the 4 spatial loops of S0 and the 4 of S1.
+      EXPECT_EQ(sketch.steps.back(), (schedule::Step{schedule::ComputeAtStep{
+                                         .stage = pad, .targetStage = conv, .targetIterator = 7}}));
+      EXPECT_NE(sketch.description.find("pad_at(0->1)"), std::string::npos) << sketch.description;
+    }
+    variants.insert({computeAt.targetIterator, padInlined});
+    // The bias stage is inlined, the conv is the only tiled stage.
     EXPECT_EQ(sketch.tiledStages, std::vector<int>{conv});
   }
   // Level 1 is the last of the 4 outer loops, level 2 the last of the next 4.
-  EXPECT_EQ(targetLoops, (std::set<int>{3, 7}));
+  EXPECT_EQ(variants,
+            (std::set<std::pair<int, bool>>{{3, true}, {7, true}, {3, false}, {7, false}}));
 
   std::set<int> levelsSeen;
+  int padsPerTile = 0;
   for (const Steps& steps : sample(workload, 30, 5)) {
     const schedule::State state = schedule::replay(workload, steps);
-    EXPECT_TRUE(state.stages()[0].isInlined()); // padding
+    const schedule::ComputeLocation& padLocation = state.stages()[pad].location;
+    if (!state.stages()[pad].isInlined()) {
+      ++padsPerTile;
+      EXPECT_EQ(padLocation.kind, schedule::ComputeLocationKind::At);
+      EXPECT_EQ(padLocation.targetStage, conv);
+    }
     const schedule::ComputeLocation& location = state.stages()[conv].location;
     EXPECT_EQ(location.kind, schedule::ComputeLocationKind::At);
     EXPECT_EQ(location.targetStage, relu);
     levelsSeen.insert(std::get<schedule::ComputeAtStep>(
                           *std::find_if(steps.begin(), steps.end(),
-                                        [](const schedule::Step& step) {
-                                          return std::holds_alternative<schedule::ComputeAtStep>(
-                                              step);
+                                        [&](const schedule::Step& step) {
+                                          const auto* at =
+                                              std::get_if<schedule::ComputeAtStep>(&step);
+                                          return at && at->stage == conv;
                                         }))
                           .targetIterator);
+    EXPECT_TRUE(matchesReference(workload, steps));
   }
   EXPECT_EQ(levelsSeen, (std::set<int>{3, 7}));
+  EXPECT_GT(padsPerTile, 5);
+  EXPECT_LT(padsPerTile, 25);
+}
+
+TEST(SearchSketch, UnitStrideConvolutionIsAlsoTiledOverFlattenedPositions) {
+  // 1x1, stride 1, no padding: rows and columns of input and output are one contiguous axis.
+  const te::Workload pointwise = te::lowerTask(conv1x1Task());
+  const std::vector<Sketch> sketches = generateSketches(pointwise);
+  // Fused at level 1 or 2, flattened or not, and each with the input packed per tile.
+  ASSERT_EQ(sketches.size(), 8u);
+  int flattened = 0;
+  for (const Sketch& sketch : sketches) {
+    if (sketch.description.find("flatten(0)") == std::string::npos)
+      continue;
+    ++flattened;
+    // The conv's rows and columns are fused first, then the ReLU's before it follows the tile.
+    EXPECT_EQ(sketch.steps.front(),
+              (schedule::Step{schedule::FuseStep{.stage = 0, .iterators = {2, 3}}}));
+    EXPECT_NE(std::find(sketch.steps.begin(), sketch.steps.end(),
+                        schedule::Step{schedule::FuseStep{.stage = 1, .iterators = {2, 3}}}),
+              sketch.steps.end());
+  }
+  EXPECT_EQ(flattened, 4);
+  int flattenedSamples = 0;
+  for (const Steps& steps : sample(pointwise, 24, 2)) {
+    flattenedSamples += std::holds_alternative<schedule::FuseStep>(steps.front());
+    EXPECT_TRUE(matchesReference(pointwise, steps));
+  }
+  EXPECT_GT(flattenedSamples, 4);
+
+  // A padded 3x3 convolution reads rows longer than its output's: no flattening.
+  for (const Sketch& sketch : generateSketches(te::lowerTask(convBiasReluTask())))
+    EXPECT_EQ(sketch.description.find("flatten"), std::string::npos) << sketch.description;
 }
 
 TEST(SearchAnnotation, RandomFactorsAreExactWithAShortInnermostFactor) {
@@ -224,7 +308,9 @@ TEST(SearchSample, DenseWithFewRowsSometimesFactorsItsReduction) {
   EXPECT_EQ(descriptions,
             (std::vector<std::string>{"tile(0)", "cache_write(0) tile(0) fuse(0->1@1)",
                                       "cache_write(0) tile(0) fuse(0->1@2)", "rfactor(0,outer)",
-                                      "rfactor(0,inner)"}));
+                                      "rfactor(0,inner)", "tile(0) pack(input1->1)",
+                                      "cache_write(0) tile(0) fuse(0->1@1) pack(input1->1)",
+                                      "cache_write(0) tile(0) fuse(0->1@2) pack(input1->1)"}));
   int factored = 0;
   for (const Steps& steps : sample(workload, 40, 2, {.cores = 4})) {
     factored += uses<schedule::RfactorStep>(steps);

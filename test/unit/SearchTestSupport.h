@@ -86,6 +86,24 @@ inline graph::Task convBiasReluTask() {
   return finish(task);
 }
 
+// Relu(Conv 1x1, stride 1, no padding) of [1, 8, 6, 7] into 4 channels.
+inline graph::Task conv1x1Task() {
+  using Ints = std::vector<std::int64_t>;
+  graph::Task task;
+  task.inputs = {{.shape = {1, 8, 6, 7}},
+                 {.shape = {4, 8, 1, 1}, .kind = graph::TaskInput::Kind::Weight}};
+  const graph::Attributes attributes = {{"kernel_shape", Ints{1, 1}},
+                                        {"strides", Ints{1, 1}},
+                                        {"dilations", Ints{1, 1}},
+                                        {"pads", Ints{0, 0, 0, 0}},
+                                        {"group", std::int64_t{1}}};
+  task.nodes = {node("Conv", {input(0), input(1)}, {1, 4, 6, 7},
+                     graph::PatternKind::OutEWiseFusable, attributes),
+                node("Relu", {nodeOutput(0)}, {1, 4, 6, 7}, graph::PatternKind::ElemWise)};
+  task.outputs = {nodeOutput(1)};
+  return finish(task);
+}
+
 // Y = Relu(A + B) over [4, 6, 240] by default: 240 has 16 vector lengths from 2 to 64.
 inline graph::Task addReluTask(const graph::Shape& shape = {4, 6, 240}) {
   graph::Task task;
