@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# DCGAN (five ConvTranspose tasks) against ONNX Runtime, two or more builds side by side (issue
-# 18, ConvTranspose): each build tunes the model with --trials (same seed, the bundled cost
-# models), then every round runs scripts/ort_compare.py once per build, in the reverse build
-# order every second round, so that each line compares default schedules, tuned schedules and
-# ONNX Runtime measured within one minute. Prints one line per round and build, then the median
-# of each column per build. Nothing here passes or fails.
-#   test/bench/conv_transpose.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
+# A corpus model (DCGAN by default, for issue 18's ConvTranspose) tuned by clustune against ONNX
+# Runtime, two or more builds side by side (issue 18, items 4 and 6): each build tunes the
+# model with --trials (same seed, the bundled cost models), then every round runs
+# scripts/ort_compare.py once per build, in the reverse build order every second round, so
+# that each line compares default schedules, tuned schedules and ONNX Runtime measured within
+# one minute. Prints one line per round and build, then the median of each column per build.
+# Nothing here passes or fails.
+#   test/bench/tuned_vs_ort.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
 #       [--out DIR] LABEL=BINDIR [LABEL=BINDIR ...]
 # BINDIR holds clustune-tune, clustune-run and clustune-worker.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-trials=320 rounds=3 repeat=50 model=dcgan out=experiments/conv-transpose
+trials=320 rounds=3 repeat=50 model=dcgan out=experiments/tuned-vs-ort
 builds=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -20,7 +21,7 @@ while [[ $# -gt 0 ]]; do
     --repeat) repeat=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n 2,10p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
