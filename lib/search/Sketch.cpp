@@ -217,8 +217,9 @@ void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice,
     addRfactor(partial, stageIndex, choice.rule == Rule::RfactorInner);
     return;
   }
-  // Every stage a cache_write adds sits after the pads, so their indices hold.
-  int tiled = stageIndex;
+  // The tiled stage keeps the index: a cache_write's cache takes it and its copy follows (as
+  // every stage it inserts, after the pads, whose indices hold).
+  const int tiled = stageIndex;
   if (choice.rule == Rule::CacheWriteFuse) {
     push(partial, CacheWriteStep{.stage = stageIndex});
     renumberTiledStages(partial.sketch, stageIndex);
@@ -228,7 +229,6 @@ void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice,
     flattenRowsAndColumns(partial, tiled);
     partial.sketch.description += " flatten(" + std::to_string(tiled) + ")";
   }
-  // The cache takes the reduction's index and the copy (element-wise) follows it.
   const int consumer = choice.rule == Rule::Fuse             ? fusibleConsumer(partial.state, tiled)
                        : choice.rule == Rule::CacheWriteFuse ? tiled + 1
                                                              : -1;
@@ -245,9 +245,12 @@ void applyChoice(PartialSketch& partial, int stageIndex, const Choice& choice,
 }
 
 // The choices of every reduction, decided on the inlined workload. With `padAtTile`, only the
-// tiled rules, each computing the reduction's padding per tile; a reduction without padding
-// keeps its choices. Two reductions feeding one epilogue cannot both tile it: the first one fuses.
-std::vector<std::vector<Choice>> reductionChoices(const State& inlined, bool padAtTile) {
+// tiled rules, each computing the reduction's padding (`padsPerStage`) per tile; a reduction
+// without padding keeps its choices. Two reductions feeding one epilogue cannot both tile it:
+// the first one fuses.
+std::vector<std::vector<Choice>>
+reductionChoices(const State& inlined, bool padAtTile,
+                 const std::vector<std::vector<int>>& padsPerStage) {
   const int stageCount = static_cast<int>(inlined.stages().size());
   std::vector<std::vector<Choice>> choicesPerStage(stageCount);
   std::vector<int> fusedConsumers;
@@ -277,7 +280,7 @@ std::vector<std::vector<Choice>> reductionChoices(const State& inlined, bool pad
         choices.push_back(flattened);
       }
     }
-    if (padAtTile && !paddingProducers(inlined, stage).empty()) {
+    if (padAtTile && !padsPerStage[stage].empty()) {
       for (Choice& choice : choices)
         choice.padAtTile = true;
     } else if (needsRfactor(current)) {
@@ -346,11 +349,13 @@ std::vector<Sketch> generateSketches(const te::Workload& workload) {
   const int stageCount = static_cast<int>(initial.stages().size());
   // The padding stages that a reduction may compute per tile, per reduction.
   std::vector<std::vector<int>> padsPerStage(stageCount);
+  std::vector<bool> isKeptPad(stageCount, false);
   bool anyPadding = false;
   for (int stage = 0; stage < stageCount; ++stage)
     if (initial.stages()[stage].tensor->isReduction()) {
       padsPerStage[stage] = paddingProducers(initial, stage);
-      anyPadding = anyPadding || !padsPerStage[stage].empty();
+      for (int pad : padsPerStage[stage])
+        isKeptPad[pad] = anyPadding = true;
     }
 
   // AlwaysInline; the second base keeps the padding of reductions for computing it per tile.
@@ -365,16 +370,13 @@ std::vector<Sketch> generateSketches(const te::Workload& workload) {
       if (current.isOutput() || current.tensor->isReduction())
         continue;
       push(inlinedBase, ComputeInlineStep{.stage = stage});
-      bool kept = false;
-      for (const std::vector<int>& pads : padsPerStage)
-        kept = kept || std::find(pads.begin(), pads.end(), stage) != pads.end();
-      if (padAtTile && kept)
+      if (padAtTile && isKeptPad[stage])
         continue;
       push(base, ComputeInlineStep{.stage = stage});
       base.sketch.description += " inline(" + std::to_string(stage) + ")";
     }
-    const std::vector<PartialSketch> expanded =
-        expandChoices(base, reductionChoices(inlinedBase.state, padAtTile), padsPerStage);
+    const std::vector<PartialSketch> expanded = expandChoices(
+        base, reductionChoices(inlinedBase.state, padAtTile, padsPerStage), padsPerStage);
     partials.insert(partials.end(), expanded.begin(), expanded.end());
   }
   for (std::size_t plain = partials.size(), k = 0; k < plain; ++k) {
