@@ -301,6 +301,12 @@ std::vector<std::string> splitList(const std::string& text) {
   return items;
 }
 
+constexpr const char* kUsage =
+    "usage: bench-peers [--threads T[,T2...]] [--samples N] [--repeat R] [--seed S] "
+    "[--tasks tasks.jsonl] [--cases a,b] [--skip sampled,hand,eigen,openblas,onednn] "
+    "[--hand CASE=steps.json] [--variant NAME=steps.json] [--dump DIR] "
+    "[--explore [--huge-pages]] [--list]";
+
 Options parseOptions(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -348,13 +354,11 @@ Options parseOptions(int argc, char** argv) {
       options.hugePages = true;
     else if (argument == "--list")
       options.listOnly = true;
-    else
-      throw Error(
-          "unknown argument '" + argument +
-          "'; usage: bench-peers [--threads T[,T2...]] [--samples N] [--repeat R] [--seed S] "
-          "[--tasks tasks.jsonl] [--cases a,b] [--skip sampled,hand,eigen,openblas,"
-          "onednn] [--hand CASE=steps.json] [--variant NAME=steps.json] [--dump DIR] [--explore "
-          "[--huge-pages]] [--list]");
+    else if (argument == "-h" || argument == "--help") {
+      std::printf("%s\n(test/bench/peers.cpp's header says what each implementation is)\n", kUsage);
+      std::exit(0);
+    } else
+      throw Error("unknown argument '" + argument + "'; " + kUsage);
   }
   return options;
 }
