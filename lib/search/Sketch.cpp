@@ -319,9 +319,7 @@ std::vector<PartialSketch> withPackedInputs(const PartialSketch& partial) {
     return variants;
   const int tiled = partial.sketch.tiledStages.front();
   const Stage& stage = partial.state.stages()[tiled];
-  int outerSpatial = 0;
-  while (stage.loop(outerSpatial).kind == schedule::IteratorKind::Spatial)
-    ++outerSpatial;
+  const int outerSpatial = spatialLoopCount(stage); // S0 and S1
   int lastOuterReduce = outerSpatial;
   while (lastOuterReduce < static_cast<int>(stage.loops.size()) &&
          stage.loop(lastOuterReduce).kind == schedule::IteratorKind::Reduce)
