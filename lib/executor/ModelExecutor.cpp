@@ -28,6 +28,16 @@ te::TensorData randomTensor(graph::DataType dtype, const graph::Shape& shape, do
   return data;
 }
 
+std::vector<te::TensorData> randomModelInputs(const graph::Graph& model, std::uint64_t seed) {
+  std::vector<te::TensorData> inputs;
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
+    const graph::Value& value = model.values[model.inputs[i]];
+    const double bound = graph::isFloatingPoint(value.dtype) ? 1.0 : 2.0;
+    inputs.push_back(randomTensor(value.dtype, value.shape, bound, Rng(seed).fork(i).next()));
+  }
+  return inputs;
+}
+
 ModelExecutor::ModelExecutor(graph::Graph model, KernelFactory& factory)
     : model_(std::move(model)) {
   tasks_ = graph::partition(model_, &occurrences_);

@@ -68,4 +68,8 @@ private:
 te::TensorData randomTensor(graph::DataType dtype, const graph::Shape& shape, double bound,
                             std::uint64_t seed);
 
+// Seeded inputs for every graph input of `model`: floats uniform in [-1, 1], integer inputs
+// (token ids, masks) in {0, 1}, valid for any vocabulary and for attention masks.
+std::vector<te::TensorData> randomModelInputs(const graph::Graph& model, std::uint64_t seed);
+
 } // namespace clustune::executor

@@ -36,19 +36,6 @@ using namespace clustune;
 
 namespace {
 
-// Floats uniform in [-1, 1]; integer inputs (token ids, masks) in {0, 1}, valid for any
-// vocabulary and for attention masks.
-std::vector<te::TensorData> randomInputs(const graph::Graph& model, std::uint64_t seed) {
-  std::vector<te::TensorData> inputs;
-  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
-    const graph::Value& value = model.values[model.inputs[i]];
-    const double bound = graph::isFloatingPoint(value.dtype) ? 1.0 : 2.0;
-    inputs.push_back(
-        executor::randomTensor(value.dtype, value.shape, bound, Rng(seed).fork(i).next()));
-  }
-  return inputs;
-}
-
 // The CUDA target: every task's PTX into `directory`, with the tuning log's schedules where it
 // has them.
 int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& options,
@@ -289,7 +276,7 @@ int main(int argc, char** argv) {
     };
     std::vector<te::TensorData> inputs;
     if (inputsDirectory.empty()) {
-      inputs = randomInputs(model, common.seed);
+      inputs = executor::randomModelInputs(model, common.seed);
     } else {
       for (std::size_t i = 0; i < model.inputs.size(); ++i)
         inputs.push_back(
