@@ -1,0 +1,77 @@
+// The regression gate: a slowdown counts only beyond both the threshold and the measured noise,
+// so that a CI gate on a shared machine fails for regressions and not for jitter.
+#include "bench/RegressionGate.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+namespace clustune::bench {
+namespace {
+
+void addDistinct(std::vector<std::string>& list, const std::string& value) {
+  if (!value.empty() && std::find(list.begin(), list.end(), value) == list.end())
+    list.push_back(value);
+}
+
+} // namespace
+
+GateResult applyGate(const std::vector<BenchRow>& current, const std::vector<BenchRow>& baseline,
+                     double maxSlowdown) {
+  GateResult result;
+  std::map<std::tuple<std::string, std::int64_t, std::string>, const BenchRow*> byKey;
+  for (const BenchRow& row : baseline) {
+    byKey[{row.model, row.batch, row.compiler}] = &row;
+    addDistinct(result.baselineCpus, row.cpu);
+  }
+  for (const BenchRow& row : current) {
+    addDistinct(result.currentCpus, row.cpu);
+    auto found = byKey.find({row.model, row.batch, row.compiler});
+    if (found == byKey.end()) {
+      ++result.withoutBaseline;
+      continue;
+    }
+    const BenchRow& before = *found->second;
+    if (!before.ok())
+      continue;
+    if (!row.ok()) {
+      // Ran before and not now. A peer that is simply not installed here is no regression.
+      if (row.status != RowStatus::Unavailable)
+        result.regressions.push_back({.current = row, .baseline = before});
+      continue;
+    }
+    ++result.compared;
+    const double slowdown = row.medianSeconds / before.medianSeconds - 1.0;
+    const double noise = std::max(row.relativeSpread(), before.relativeSpread());
+    if (slowdown > maxSlowdown && slowdown > noise)
+      result.regressions.push_back(
+          {.current = row, .baseline = before, .slowdown = slowdown, .noise = noise});
+  }
+  return result;
+}
+
+double parseSlowdown(const std::string& text) {
+  std::string number = text;
+  bool percent = false;
+  while (!number.empty() && number.back() == ' ')
+    number.pop_back();
+  if (!number.empty() && number.back() == '%') {
+    percent = true;
+    number.pop_back();
+    while (!number.empty() && number.back() == ' ')
+      number.pop_back();
+  }
+  double value = 0.0;
+  const auto [end, status] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (number.empty() || status != std::errc() || end != number.data() + number.size() ||
+      value < 0.0)
+    throw Error("--max-slowdown: '" + text +
+                "' is not a non-negative number or percentage "
+                "(5% or 0.05)");
+  return percent ? value / 100.0 : value;
+}
+
+} // namespace clustune::bench
