@@ -21,6 +21,9 @@ random values, so re-running the script reproduces the files byte for byte:
   random_bytes.onnx      4096 bytes from numpy default_rng(1)
   truncated.onnx         first 60% of tiny_cnn.onnx
   two_branch.onnx        two equal-shaped MatMul+Relu branches (different names), two outputs
+  tiny_blocks_d1.onnx, tiny_blocks_d3.onnx
+                         1 and 3 repeated residual blocks Conv(8->8, 3x3, bias)-Relu-Add at 12x12,
+                         for clustune-bench's depth sweep
   zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
   kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
   window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
@@ -205,6 +208,27 @@ def two_branch():
     return _model(graph)
 
 
+def tiny_blocks(depth):
+    rng = np.random.default_rng(10 + depth)
+    inits, nodes, x = [], [], "x"
+    for i in range(depth):
+        inits += [_init(f"block{i}.weight", _rand(rng, 8, 8, 3, 3) * np.float32(0.2)),
+                  _init(f"block{i}.bias", _rand(rng, 8))]
+        nodes += [
+            helper.make_node("Conv", [x, f"block{i}.weight", f"block{i}.bias"], [f"b{i}_conv"],
+                             name=f"block{i}/conv", pads=[1, 1, 1, 1]),
+            helper.make_node("Relu", [f"b{i}_conv"], [f"b{i}_relu"], name=f"block{i}/relu"),
+            helper.make_node("Add", [f"b{i}_relu", x], [f"b{i}_out"], name=f"block{i}/add"),
+        ]
+        x = f"b{i}_out"
+    graph = helper.make_graph(
+        nodes, f"tiny_blocks_d{depth}",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 12, 12])],
+        [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 8, 12, 12])],
+        initializer=inits)
+    return _model(graph)
+
+
 def zero_size():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "zero_size",
@@ -274,6 +298,8 @@ def main(argv=None):
         "unsupported_op.onnx": unsupported_op(),
         "opset22.onnx": opset22(),
         "two_branch.onnx": two_branch(),
+        "tiny_blocks_d1.onnx": tiny_blocks(1),
+        "tiny_blocks_d3.onnx": tiny_blocks(3),
     }
     # Well-formed protobufs that clustune (and onnxruntime) must refuse.
     refused = {

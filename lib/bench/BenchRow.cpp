@@ -42,6 +42,10 @@ nlohmann::ordered_json toJson(const BenchRow& row) {
     for (double seconds : row.runSeconds)
       runs.push_back(seconds * 1e3);
     entry["runs_ms"] = runs;
+    if (row.distinctTasks > 0) {
+      entry["tasks"] = row.tasks;
+      entry["distinct_tasks"] = row.distinctTasks;
+    }
     if (row.maxAbsDiff >= 0.0) {
       entry["max_abs_diff"] = row.maxAbsDiff;
       entry["outputs_agree"] = row.outputsAgree;
@@ -76,6 +80,8 @@ BenchRow rowFromJson(const nlohmann::json& entry, const ErrorContext& context) {
         row.runSeconds.push_back(ms * 1e-3);
       row.maxAbsDiff = entry.value("max_abs_diff", -1.0);
       row.outputsAgree = entry.value("outputs_agree", true);
+      row.tasks = entry.value("tasks", 0);
+      row.distinctTasks = entry.value("distinct_tasks", 0);
       if (row.medianSeconds <= 0.0)
         throw Error("latency_ms.median must be positive");
     } else {

@@ -29,6 +29,10 @@ struct BenchRow {
   std::vector<double> runSeconds = {};        // every timed run, after the warm-up
   double medianSeconds = 0.0;
   double p90Seconds = 0.0;
+  // clustune's compilers: task occurrences run, and distinct workload keys compiled (what
+  // tuning pays for); 0 for peers.
+  int tasks = 0;
+  int distinctTasks = 0;
   int threads = 0;
   std::string cpu = {};
   // Largest absolute difference of the outputs from the sweep's first compiler at this

@@ -193,6 +193,8 @@ std::vector<BenchRow> ModelSweep::run(const std::string& modelPath, std::int64_t
         const auto report =
             executor::measureLatency(executor, inputs, settings_.repeat, /*perTask=*/false);
         row = timedRow(row, report.runSeconds);
+        row.tasks = static_cast<int>(executor.occurrences().size());
+        row.distinctTasks = static_cast<int>(factory.compileSeconds().size());
         outputs = executor.run(inputs);
       }
     } catch (const Error& error) {

@@ -5,9 +5,11 @@
 //   clustune-bench MODEL.onnx... [--batch 1,2,4] [--compilers default,tuned:LOG,ort]
 //                  [--repeat R] [--threads T] [-o bench.jsonl] [--metrics friction.json]
 //                  [--baseline old.jsonl --max-slowdown 5%]
+//   clustune-bench --depth-sweep FAMILY_d1.onnx FAMILY_d2.onnx... [flags as above]
 //   clustune-bench --from bench.jsonl [--metrics friction.json] [--baseline old.jsonl ...]
 // Exit status: 0, 1 on an error, 2 when the gate finds a regression.
 #include "bench/BenchRow.h"
+#include "bench/DepthSweep.h"
 #include "bench/Friction.h"
 #include "bench/ModelSweep.h"
 #include "bench/RegressionGate.h"
@@ -80,6 +82,16 @@ void printFriction(const bench::FrictionReport& report) {
                  reversal.modelA.c_str(), reversal.modelB.c_str(), reversal.compilerB.c_str());
 }
 
+void printDepthCurves(const std::vector<bench::DepthPoint>& points) {
+  std::fprintf(stderr, "%-20s %-8s %6s %6s %12s %14s %10s %9s\n", "family", "compiler", "batch",
+               "depth", "median ms", "samples/s", "per block", "distinct");
+  for (const bench::DepthPoint& point : points)
+    std::fprintf(stderr, "%-20s %-8s %6lld %6d %12.3f %14.1f %10.3f %9s\n", point.family.c_str(),
+                 point.compiler.c_str(), static_cast<long long>(point.batch), point.depth,
+                 point.medianSeconds * 1e3, point.throughput, point.relativePerBlock,
+                 point.distinctTasks > 0 ? std::to_string(point.distinctTasks).c_str() : "-");
+}
+
 // Returns 2 when the gate finds a regression.
 int gate(const std::vector<bench::BenchRow>& rows, const std::string& baselinePath,
          double maxSlowdown) {
@@ -132,7 +144,7 @@ int main(int argc, char** argv) {
   std::string baselinePath, maxSlowdownText = "5%";
   int repeat = 10;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  bool noIsolation = false;
+  bool noIsolation = false, depthSweep = false;
   bench::PeerSettings peer{.script = CLUSTUNE_SCRIPTS_DIR "/bench_peer.py"};
   app.add_option("models", models, "ONNX models");
   app.add_option("--batch", batchText, "Batch sizes, increasing: 1,2,4,8")->capture_default_str();
@@ -150,6 +162,9 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", outputPath, "Rows, one JSON line each ('-': stdout)")
       ->capture_default_str();
   app.add_option("--metrics", metricsPath, "Write the friction metrics as one JSON object");
+  app.add_flag("--depth-sweep", depthSweep,
+               "The models are <family>_d<depth>.onnx (scripts/make_block_models.py): also "
+               "report latency, throughput and distinct tasks against the depth");
   app.add_option("--from", fromPath, "Read the rows of an earlier run instead of running models");
   app.add_option("--baseline", baselinePath,
                  "Compare with an earlier run's rows; exit 2 on a regression");
@@ -175,6 +190,12 @@ int main(int argc, char** argv) {
       for (const std::string& model : models)
         if (model != "-" && !std::filesystem::exists(model))
           throw Error("the model does not exist", {.file = model});
+      if (depthSweep)
+        for (const std::string& model : models)
+          if (!bench::parseDepthName(bench::modelName(model)))
+            throw Error("--depth-sweep: the model is not named <family>_d<depth>.onnx "
+                        "(scripts/make_block_models.py)",
+                        {.file = model});
       const std::vector<std::int64_t> batches = bench::parseBatchList(batchText);
       std::vector<bench::CompilerSpec> compilers =
           compilersText.empty() ? bench::defaultCompilers() : bench::parseCompilers(compilersText);
@@ -210,15 +231,23 @@ int main(int argc, char** argv) {
         }
     }
     const bench::FrictionReport friction = bench::computeFriction(rows);
+    std::vector<bench::DepthPoint> depthCurves;
+    if (depthSweep)
+      depthCurves = bench::computeDepthCurves(rows);
     if (!metricsPath.empty()) {
       std::ofstream metrics(metricsPath);
       if (!metrics)
         throw Error("cannot write the metrics", {.file = metricsPath});
-      metrics << toJson(friction).dump() << '\n';
+      nlohmann::ordered_json json = toJson(friction);
+      if (depthSweep)
+        json["depth"] = toJson(depthCurves);
+      metrics << json.dump() << '\n';
     }
     if (common.quiet == 0) {
       printTable(rows);
       printFriction(friction);
+      if (depthSweep)
+        printDepthCurves(depthCurves);
     }
     return baselinePath.empty() ? 0 : gate(rows, baselinePath, maxSlowdown);
   });

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The clustune-bench results of docs/results.md ("Batch sweeps and depth sweeps"): the corpus
+# models across batch sizes under clustune's default schedules, a tuning log where given, and
+# ONNX Runtime; then the block models of scripts/make_block_models.py across depths, tuned on
+# the one-block model; then the plots. One measurement at a time.
+#
+# Usage: scripts/bench_corpus.sh [--models resnet18,mobilenet_v2,bert-tiny,dcgan]
+#          [--batch 1,2,4,8] [--depths 1,2,4,8] [--families resnet_basic,transformer]
+#          [--trials-per-task 64] [--threads N] [--repeat R] [--out experiments/bench]
+#          [--skip-depth]
+# Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
+# the PNG files OUT/batch-*.png, OUT/depth-depth.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+models=resnet18,mobilenet_v2,bert-tiny,dcgan
+batch=1,2,4,8
+depths=1,2,4,8
+families=resnet_basic,transformer
+per_task=64
+threads=$(nproc)
+repeat=10
+out=experiments/bench
+skip_depth=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --models) models=$2; shift 2 ;;
+    --batch) batch=$2; shift 2 ;;
+    --depths) depths=$2; shift 2 ;;
+    --families) families=$2; shift 2 ;;
+    --trials-per-task) per_task=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --skip-depth) skip_depth=1; shift ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
+  esac
+done
+bin=build/bin
+mkdir -p "$out"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores" >&2
+
+paths=()
+for model in ${models//,/ }; do paths+=("models/$model.onnx"); done
+"$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers default,ort \
+  --threads "$threads" --repeat "$repeat" -o "$out/batch.jsonl" --metrics "$out/batch-metrics.json"
+python3 scripts/plot_bench.py "$out/batch.jsonl" --metrics "$out/batch-metrics.json" \
+  --out "$out/batch" --title "corpus models, $threads threads"
+
+[ "$skip_depth" = 1 ] && exit 0
+python3 scripts/make_block_models.py --out "$out/blocks" --depths "$depths" --families "$families"
+for family in ${families//,/ }; do
+  shallowest=${depths%%,*}
+  log="$out/blocks/${family}.tuning.jsonl"
+  if [ ! -s "$log" ]; then
+    tasks=$("$bin/clustune-partition" "$out/blocks/${family}_d${shallowest}.onnx" -q | wc -l)
+    "$bin/clustune-tune" "$out/blocks/${family}_d${shallowest}.onnx" --trials $((tasks * per_task)) \
+      --threads "$threads" -q -o "$log" > /dev/null
+  fi
+  family_paths=()
+  for depth in ${depths//,/ }; do family_paths+=("$out/blocks/${family}_d${depth}.onnx"); done
+  "$bin/clustune-bench" --depth-sweep "${family_paths[@]}" --compilers "default,tuned:$log,ort" \
+    --threads "$threads" --repeat "$repeat" -o "$out/depth-$family.jsonl"
+done
+cat "$out"/depth-*.jsonl > "$out/depth.jsonl"
+"$bin/clustune-bench" --from "$out/depth.jsonl" --depth-sweep --metrics "$out/depth-metrics.json" -q
+python3 scripts/plot_bench.py "$out/depth.jsonl" --metrics "$out/depth-metrics.json" \
+  --out "$out/depth" --title "block models, $threads threads"
