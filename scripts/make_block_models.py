@@ -7,8 +7,8 @@ depth d has d copies of the same operators at the same shapes:
   resnet_basic        ResNet-18's basic block, 64 channels at 56x56
   resnet_bottleneck   ResNet-50's bottleneck block, 256 -> 64 -> 256 channels at 56x56
   mobilenet_ir        MobileNetV2's inverted residual, 32 channels at 28x28, expansion 6
-  transformer         a BERT encoder layer (nn.TransformerEncoderLayer, post-norm, GELU),
-                      hidden 256, 4 heads, feed-forward 1024, sequence 128
+  transformer         a BERT encoder layer (post-norm, GELU), hidden 256, 4 heads,
+                      feed-forward 1024, sequence 128
 
 The models are exported as scripts/export_models.py exports the corpus (batch 1, static
 shapes, opset 17, torch's random initialisation, weights above 1 KiB removed: clustune and
@@ -20,6 +20,7 @@ blocks of corpus networks and are not corpus models: write them outside models/.
 """
 import argparse
 import inspect
+import math
 import os
 import sys
 import tempfile
@@ -76,9 +77,32 @@ class InvertedResidual(nn.Module):
         return x + self.block(x)
 
 
-def transformer_layer():
-    return nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0,
-                                      activation="gelu", batch_first=True)
+class EncoderLayer(nn.Module):
+    """A BERT encoder layer (post-norm, GELU) written out with static shapes, as the corpus
+    BERT models are exported; nn.TransformerEncoderLayer exports slices of dynamic extent."""
+
+    def __init__(self, hidden=256, heads=4, feed_forward=1024, sequence=128):
+        super().__init__()
+        self.heads, self.head_size, self.sequence = heads, hidden // heads, sequence
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
+        self.output = nn.Linear(hidden, hidden)
+        self.norm1 = nn.LayerNorm(hidden)
+        self.up = nn.Linear(hidden, feed_forward)
+        self.down = nn.Linear(feed_forward, hidden)
+        self.norm2 = nn.LayerNorm(hidden)
+
+    def split(self, x):
+        return x.view(1, self.sequence, self.heads, self.head_size).transpose(1, 2)
+
+    def forward(self, x):
+        q, k, v = self.split(self.query(x)), self.split(self.key(x)), self.split(self.value(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_size)
+        context = torch.matmul(torch.softmax(scores, dim=-1), v)
+        context = context.transpose(1, 2).reshape(1, self.sequence, self.heads * self.head_size)
+        x = self.norm1(x + self.output(context))
+        return self.norm2(x + self.down(nn.functional.gelu(self.up(x))))
 
 
 # family -> (block factory, input shape)
@@ -86,7 +110,7 @@ FAMILIES = {
     "resnet_basic": (lambda: BasicBlock(64), (1, 64, 56, 56)),
     "resnet_bottleneck": (lambda: Bottleneck(256, 64), (1, 256, 56, 56)),
     "mobilenet_ir": (lambda: InvertedResidual(32, 6), (1, 32, 28, 28)),
-    "transformer": (transformer_layer, (1, 128, 256)),
+    "transformer": (EncoderLayer, (1, 128, 256)),
 }
 
 
