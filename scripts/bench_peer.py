@@ -103,9 +103,18 @@ def torch_runner(folder, threads, inputs):
     import torch
     from onnx2torch import convert
     model, _ = model_at_batch(folder, inputs)
+    # torch.onnx shares a weight between two names through an Identity, which onnx2torch
+    # cannot convert: give the second name its own copy of the weight.
+    initializers = {t.name: t for t in model.graph.initializer}
+    for node in list(model.graph.node):
+        if node.op_type == "Identity" and node.input[0] in initializers:
+            copy = model.graph.initializer.add()
+            copy.CopyFrom(initializers[node.input[0]])
+            copy.name = node.output[0]
+            model.graph.node.remove(node)
     torch.set_num_threads(threads)
     module = convert(model).eval()
-    tensors = [torch.from_numpy(a) for a in inputs]
+    tensors = [torch.from_numpy(a.copy()) for a in inputs]
 
     def run():
         with torch.inference_mode():

@@ -17,6 +17,7 @@
 #include "support/Error.h"
 #include "support/ToolMain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -67,6 +68,10 @@ void printTable(const std::vector<bench::BenchRow>& rows) {
 }
 
 void printFriction(const bench::FrictionReport& report) {
+  // A sweep of one batch size (a depth sweep, say) has no friction to report.
+  if (std::none_of(report.compilers.begin(), report.compilers.end(),
+                   [](const auto& compiler) { return compiler.points > 0; }))
+    return;
   std::fprintf(stderr, "friction (mean log2 of per-sample latency relative to batch %lld):\n",
                static_cast<long long>(report.referenceBatch));
   for (const auto& compiler : report.compilers) {
