@@ -22,20 +22,6 @@ std::string shellQuote(const std::string& text) {
   return quoted + "'";
 }
 
-std::string runtimeName(CompilerKind kind) {
-  switch (kind) {
-  case CompilerKind::Ort:
-    return "ort";
-  case CompilerKind::Torch:
-    return "torch";
-  case CompilerKind::Tvm:
-    return "tvm";
-  default:
-    break;
-  }
-  throw Error("not a peer runtime");
-}
-
 // Runs the script with `arguments` and turns its last stdout line into a result: status and
 // reason from the report, or Unavailable/Failed when the script cannot run or reports nothing.
 PeerResult runScript(CompilerKind kind, const std::string& arguments, const PeerSettings& settings,
@@ -47,7 +33,7 @@ PeerResult runScript(CompilerKind kind, const std::string& arguments, const Peer
     return result;
   }
   const std::string command = shellQuote(settings.python) + " " + shellQuote(settings.script) +
-                              " --runtime " + runtimeName(kind) + " " + arguments;
+                              " --runtime " + compilerName(kind) + " " + arguments;
   spdlog::debug("peer: {}", command);
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe)
@@ -66,7 +52,7 @@ PeerResult runScript(CompilerKind kind, const std::string& arguments, const Peer
   } catch (const nlohmann::json::exception&) {
     // 127: the shell found no such interpreter.
     result.status = exitCode == 127 ? RowStatus::Unavailable : RowStatus::Failed;
-    result.reason = runtimeName(kind) + ": " + settings.python + " " + settings.script +
+    result.reason = compilerName(kind) + ": " + settings.python + " " + settings.script +
                     " exited with status " + std::to_string(exitCode) + " without a report";
     return result;
   }
@@ -77,7 +63,7 @@ PeerResult runScript(CompilerKind kind, const std::string& arguments, const Peer
   } else if (reported != "ok" || exitCode != 0) {
     result.status = RowStatus::Failed;
     if (result.reason.empty())
-      result.reason = runtimeName(kind) + " failed (exit status " + std::to_string(exitCode) + ")";
+      result.reason = compilerName(kind) + " failed (exit status " + std::to_string(exitCode) + ")";
   }
   return result;
 }
@@ -103,7 +89,7 @@ PeerResult runPeer(CompilerKind kind, const std::string& folder, std::size_t out
     result.runSeconds.push_back(ms * 1e-3);
   if (result.runSeconds.empty()) {
     result.status = RowStatus::Failed;
-    result.reason = runtimeName(kind) + ": the peer script reported no runs";
+    result.reason = compilerName(kind) + ": the peer script reported no runs";
     return result;
   }
   for (std::size_t i = 0; i < outputCount; ++i)

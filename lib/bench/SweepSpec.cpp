@@ -23,7 +23,7 @@ std::vector<std::string> splitList(const std::string& text) {
 
 } // namespace
 
-std::string CompilerSpec::name() const {
+std::string compilerName(CompilerKind kind) {
   switch (kind) {
   case CompilerKind::Default:
     return "default";

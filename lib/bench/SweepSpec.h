@@ -11,12 +11,15 @@ namespace clustune::bench {
 
 enum class CompilerKind { Default, Tuned, Ort, Torch, Tvm };
 
+// "default", "tuned", "ort", "torch", "tvm": the name in rows and in the peer script's --runtime.
+std::string compilerName(CompilerKind kind);
+
 struct CompilerSpec {
   CompilerKind kind = CompilerKind::Default;
   std::string logPath = {}; // Tuned: the tuning log
   bool required = true;     // false for the peers of the default list: skipped with a note when
                             // unavailable; a compiler named in --compilers must run
-  std::string name() const; // "default", "tuned", "ort", "torch", "tvm"
+  std::string name() const { return compilerName(kind); }
   bool isPeer() const {
     return kind == CompilerKind::Ort || kind == CompilerKind::Torch || kind == CompilerKind::Tvm;
   }
