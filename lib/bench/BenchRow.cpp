@@ -4,6 +4,8 @@
 #include "support/Error.h"
 #include "support/Jsonl.h"
 
+#include <algorithm>
+
 namespace clustune::bench {
 
 double BenchRow::relativeSpread() const {
@@ -63,16 +65,13 @@ BenchRow rowFromJson(const nlohmann::json& entry, const ErrorContext& context) {
     row.batch = entry.at("batch").get<std::int64_t>();
     row.compiler = entry.at("compiler").get<std::string>();
     const std::string status = entry.at("status").get<std::string>();
-    if (status == "ok")
-      row.status = RowStatus::Ok;
-    else if (status == "missing_tuning")
-      row.status = RowStatus::MissingTuning;
-    else if (status == "unavailable")
-      row.status = RowStatus::Unavailable;
-    else if (status == "failed")
-      row.status = RowStatus::Failed;
-    else
+    const auto known = {RowStatus::Ok, RowStatus::MissingTuning, RowStatus::Unavailable,
+                        RowStatus::Failed};
+    const auto found = std::find_if(known.begin(), known.end(),
+                                    [&](RowStatus s) { return statusName(s) == status; });
+    if (found == known.end())
       throw Error("unknown status '" + status + "'");
+    row.status = *found;
     if (row.ok()) {
       row.medianSeconds = entry.at("latency_ms").at("median").get<double>() * 1e-3;
       row.p90Seconds = entry.at("latency_ms").at("p90").get<double>() * 1e-3;
