@@ -55,6 +55,8 @@ def load_tensors(directory, prefix):
 def clustune_run(model_path, args, extra):
     command = [args.clustune_run, model_path, "--seed", str(args.seed), "--threads", str(args.threads),
                "--repeat", str(args.repeat if args.latency else 1), "--json", "-q"] + extra
+    if args.layout != "NCHW":
+        command += ["--layout", args.layout]
     return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
 
 
@@ -107,6 +109,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--latency", action="store_true", help="also time both runtimes")
     parser.add_argument("--log", help="a clustune-tune log: also run clustune with its schedules")
+    parser.add_argument("--layout", default="NCHW",
+                        help="clustune-run's --layout (NCHW, or blocked such as NCHW16c)")
     parser.add_argument("--json", help="append one JSON object per model to this file")
     args = parser.parse_args()
     paths = sorted(glob.glob(os.path.join(REPO, "models", "*.onnx")))

@@ -130,6 +130,21 @@ void conv(ShapeContext& context) {
   context.setOutput(0, input.dtype, shape);
 }
 
+// ConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight [K/y, C/x, KH, KW, x, y],
+// bias [K]; output [N, K/y, OH, OW, y].
+void convNCHWc(ShapeContext& context) {
+  const Shape& data = context.shape(0);
+  const Shape& weight = context.shape(1);
+  if (data.size() != 5 || weight.size() != 6 || weight[1] != data[1] || weight[4] != data[4])
+    context.fail("ConvNCHWc's data " + shapeText(data) + " and weight " + shapeText(weight) +
+                 " are not [N, C/x, H, W, x] and [K/y, C/x, KH, KW, x, y]");
+  checkBias(context, weight[0] * weight[5]);
+  const Shape nchw = {data[0], data[1] * data[4], data[2], data[3]};
+  const Shape spatial = windowedExtents(context, nchw, {weight[2], weight[3]}, false);
+  context.setOutput(0, context.input(0).dtype,
+                    {data[0], weight[0], spatial[0], spatial[1], weight[5]});
+}
+
 void convTranspose(ShapeContext& context) {
   checkConvolutionRanks(context);
   const Value& input = context.input(0);
@@ -367,6 +382,7 @@ void batchNormalization(ShapeContext& context) {
 constexpr std::array kRules = {
     ShapeRuleInfo{"Conv", 2, 3, 1, 1, conv},
     ShapeRuleInfo{"ConvTranspose", 2, 3, 1, 1, convTranspose},
+    ShapeRuleInfo{"ConvNCHWc", 2, 3, 1, 1, convNCHWc},
     ShapeRuleInfo{"MaxPool", 1, 1, 1, 2, pool},
     ShapeRuleInfo{"AveragePool", 1, 1, 1, 1, pool},
     ShapeRuleInfo{"GlobalAveragePool", 1, 1, 1, 1, globalPool},

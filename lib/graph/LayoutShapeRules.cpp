@@ -1,6 +1,7 @@
 // Shape rules (ShapeRules.h) of the layout and indexing operators. Their output shapes depend
 // on operands (Reshape's shape, Slice's starts, ...) that became inputs in later opsets; each
 // rule reads the input when there is one and the older attribute otherwise.
+#include "graph/BlockedLayout.h"
 #include "graph/ShapeRules.h"
 
 #include <algorithm>
@@ -107,6 +108,29 @@ void transpose(ShapeContext& context) {
   for (std::int64_t axis : perm)
     shape.push_back(input.shape[axis]);
   context.setOutput(0, input.dtype, shape);
+}
+
+// The blocked channel layout's transform (graph/BlockedLayout.h): NCHW to NCHW[x]c or back.
+void layoutTransform(ShapeContext& context) {
+  const Value& input = context.input(0);
+  const auto from = parseChannelLayout(context.node.stringAttribute("src_layout"));
+  const auto to = parseChannelLayout(context.node.stringAttribute("dst_layout"));
+  if (!from || !to || (*from == 0) == (*to == 0))
+    context.fail("LayoutTransform converts between NCHW and NCHW<x>c, not from '" +
+                 context.node.stringAttribute("src_layout") + "' to '" +
+                 context.node.stringAttribute("dst_layout") + "'");
+  const Shape& shape = input.shape;
+  if (*from == 0) {
+    if (shape.size() != 4 || shape[1] % *to != 0)
+      context.fail("LayoutTransform to " + channelLayoutName(*to) + " needs NCHW input with a " +
+                   "multiple of " + std::to_string(*to) + " channels, not " + shapeText(shape));
+    context.setOutput(0, input.dtype, blockedActivationShape(shape, *to));
+    return;
+  }
+  if (shape.size() != 5 || shape[4] != *from)
+    context.fail("LayoutTransform from " + channelLayoutName(*from) + " needs input of shape " +
+                 "[N, C, H, W, " + std::to_string(*from) + "], not " + shapeText(shape));
+  context.setOutput(0, input.dtype, {shape[0], shape[1] * shape[4], shape[2], shape[3]});
 }
 
 void concat(ShapeContext& context) {
@@ -339,6 +363,7 @@ constexpr std::array kRules = {
     ShapeRuleInfo{"Reshape", 1, 2, 1, 1, reshape},
     ShapeRuleInfo{"Flatten", 1, 1, 1, 1, flatten},
     ShapeRuleInfo{"Transpose", 1, 1, 1, 1, transpose},
+    ShapeRuleInfo{"LayoutTransform", 1, 1, 1, 1, layoutTransform},
     ShapeRuleInfo{"Concat", 1, kVariadic, 1, 1, concat},
     ShapeRuleInfo{"Slice", 1, 5, 1, 1, slice},
     ShapeRuleInfo{"Split", 1, 2, 1, kVariadic, split},

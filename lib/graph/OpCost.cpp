@@ -43,6 +43,16 @@ std::int64_t convFlops(const OperatorShapes& node) {
   return flops;
 }
 
+std::int64_t convNCHWcFlops(const OperatorShapes& node) {
+  const Shape& weight = inputShape(node, 1); // [K/y, C/x, KH, KW, x, y]
+  assert(weight.size() == 6);
+  std::int64_t flops =
+      2 * elementCount(outputShape(node)) * weight[1] * weight[2] * weight[3] * weight[4];
+  if (hasInput(node, 2))
+    flops += elementCount(outputShape(node));
+  return flops;
+}
+
 std::int64_t convTransposeFlops(const OperatorShapes& node) {
   // Every input pixel scatters a kernel-sized window into every output channel of its group.
   const Shape& input = inputShape(node, 0);
@@ -113,6 +123,8 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return convFlops(node);
   if (op == "ConvTranspose")
     return convTransposeFlops(node);
+  if (op == "ConvNCHWc")
+    return convNCHWcFlops(node);
   if (op == "Gemm")
     return gemmFlops(node);
   if (op == "MatMul")

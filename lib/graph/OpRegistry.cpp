@@ -143,6 +143,9 @@ constexpr std::array kOps = {
     OpInfo{"ConstantOfShape", Opaque},
     OpInfo{"Range", Opaque},
     OpInfo{"Size", Opaque},
+    // Internal: the blocked channel layout (graph/BlockedLayout.h).
+    OpInfo{"ConvNCHWc", OutEWiseFusable, true},
+    OpInfo{"LayoutTransform", Injective, true},
 };
 
 } // namespace

@@ -23,6 +23,8 @@ const char* patternKindName(PatternKind kind);
 struct OpInfo {
   const char* op;
   PatternKind pattern;
+  // An operator of clustune's own passes (graph/BlockedLayout.h), never imported from a model.
+  bool internal = false;
 };
 
 // nullopt when the operator has no import rule.

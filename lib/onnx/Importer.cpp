@@ -103,7 +103,8 @@ void checkOperators(const onnx::GraphProto& graph, int opset, const ImportContex
                               " (flattening semantics) is not supported; opset 13 or newer is",
                           nodeLabel(node, i));
     const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!defaultDomain || !graph::lookupOp(node.op_type()))
+    const auto info = graph::lookupOp(node.op_type());
+    if (!defaultDomain || !info || info->internal)
       throw context.error(
           "no import rule for operator '" +
               (defaultDomain ? node.op_type() : node.domain() + "::" + node.op_type()) + "'",

@@ -51,6 +51,7 @@ const OperatorRegistry& operatorRegistry() {
     registerMatMulOperators(all);
     registerPoolingOperators(all);
     registerGeneratorOperators(all);
+    registerBlockedLayoutOperators(all);
     return all;
   }();
   return registry;

@@ -7,8 +7,9 @@
 # one minute. Prints one line per round and build, then the median of each column per build.
 # Nothing here passes or fails.
 #   test/bench/tuned_vs_ort.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
-#       [--out DIR] LABEL=BINDIR [LABEL=BINDIR ...]
-# BINDIR holds clustune-tune, clustune-run and clustune-worker.
+#       [--out DIR] LABEL=BINDIR[:LAYOUT] [LABEL=BINDIR[:LAYOUT] ...]
+# BINDIR holds clustune-tune, clustune-run and clustune-worker; LAYOUT is the --layout the build
+# tunes and runs with (NCHW by default; NCHW16c for the blocked layout).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,7 +22,7 @@ while [[ $# -gt 0 ]]; do
     --repeat) repeat=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
@@ -29,10 +30,16 @@ done
 [[ ${#builds[@]} -ge 1 ]] || { echo "error: name at least one LABEL=BINDIR" >&2; exit 1; }
 mkdir -p "$out"
 
+# LABEL=BINDIR[:LAYOUT] into $label, $bin and $layout.
+parse_build() {
+  label=${1%%=*} bin=${1#*=} layout=NCHW
+  if [[ $bin == *:* ]]; then layout=${bin##*:} bin=${bin%:*}; fi
+}
+
 for build in "${builds[@]}"; do
-  label=${build%%=*} bin=${build#*=}
+  parse_build "$build"
   rm -f "$out/$label.tune.jsonl"
-  "$bin/clustune-tune" "models/$model.onnx" --trials "$trials" --seed 0 -q \
+  "$bin/clustune-tune" "models/$model.onnx" --layout "$layout" --trials "$trials" --seed 0 -q \
     -o "$out/$label.tune.jsonl" > "$out/$label.tune.summary.json"
   echo "$label: tuned $trials trials in $(jq .seconds "$out/$label.tune.summary.json") s," \
     "estimated $(jq .estimated_ms "$out/$label.tune.summary.json") ms" >&2
@@ -46,9 +53,10 @@ for ((round = 1; round <= rounds; round++)); do
     for ((k = ${#builds[@]} - 1; k >= 0; k--)); do order+=("${builds[k]}"); done
   fi
   for build in "${order[@]}"; do
-    label=${build%%=*} bin=${build#*=}
+    parse_build "$build"
     rm -f "$out/ort.jsonl"
     python3 scripts/ort_compare.py --models "$model" --latency --repeat "$repeat" --threads 2 \
+      --layout "$layout" \
       --clustune-run "$bin/clustune-run" --log "$out/$label.tune.jsonl" --json "$out/ort.jsonl" \
       > /dev/null
     jq -c --arg name "$label" --argjson round "$round" '. + {build: $name, round: $round}' \

@@ -212,7 +212,7 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
       "InstanceNormalization", "TopK", "Einsum", "Resize", "IsNaN", "IsInf", "CastLike",
       "EyeLike", "LRN", "MeanVarianceNormalization", "GatherND",
-      "ScatterElements", "Scatter", "ScatterND", "ReverseSequence"};
+      "ScatterElements", "Scatter", "ScatterND", "ReverseSequence", "ConvNCHWc", "LayoutTransform"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   std::optional<std::int64_t> batch;
   std::vector<std::string> inputShapes;
   bool summary = false;
+  std::string layout = "NCHW";
   app.add_option("models", modelPaths, "ONNX model files ('-' reads one from stdin)")->required();
   app.add_option("-o,--output", outputPath,
                  "Write tasks.jsonl here ('-' for stdout; the default unless --summary)");
@@ -70,12 +71,17 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--input-shape", inputShapes,
                  "Set a graph input's shape, NAME=D1xD2x... (repeatable)");
+  app.add_option("--layout", layout,
+                 "Convolution layout: NCHW, or blocked NCHW<x>c such as NCHW16c for AVX-512 "
+                 "(ConvNCHWc and LayoutTransform tasks; docs/formats.md)")
+      ->capture_default_str();
   app.add_flag("--summary", summary,
                "Print a table of the tasks (key, anchor op, shape, weight, share of FLOPs)");
   addCommonOptions(app, common, /*withSeed=*/false);
 
   return runTool(app, common, argc, argv, [&] {
     const auto options = onnx_import::importOptionsFromFlags(batch, inputShapes);
+    const std::int64_t channelBlock = onnx_import::channelBlockFromFlag(layout);
     if (outputPath.empty() && !summary)
       outputPath = "-";
 
@@ -83,7 +89,7 @@ int main(int argc, char** argv) {
     std::vector<ModelSummary> models;
     Progress progress("partition", modelPaths.size());
     for (const auto& path : modelPaths) {
-      onnx_import::ModelTasks model = onnx_import::partitionModelFile(path, options);
+      onnx_import::ModelTasks model = onnx_import::partitionModelFile(path, options, channelBlock);
       ModelSummary modelSummary{model.model, model.tasks.size(), 0};
       for (const auto& task : model.tasks)
         modelSummary.weightedFlops += task.flops * task.totalWeight();

@@ -13,6 +13,7 @@
 #include "executor/PtxExport.h"
 #include "executor/ReferenceKernel.h"
 #include "executor/TuningLog.h"
+#include "graph/BlockedLayout.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"
 #include "onnx/Importer.h"
@@ -39,10 +40,11 @@ namespace {
 // The CUDA target: every task's PTX into `directory`, with the tuning log's schedules where it
 // has them.
 int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& options,
-            const std::string& targetPath, const std::string& logPath, const std::string& directory,
+            std::int64_t channelBlock, const std::string& targetPath, const std::string& logPath, const std::string& directory,
             bool json) {
   const codegen::CudaTarget target = codegen::loadCudaTarget(targetPath);
-  const onnx_import::ModelTasks model = onnx_import::partitionModelFile(modelPath, options);
+  const onnx_import::ModelTasks model =
+      onnx_import::partitionModelFile(modelPath, options, channelBlock);
   std::map<std::string, executor::BestRecord> best;
   if (!logPath.empty())
     best = executor::readBestSchedules(logPath, /*gpu=*/true);
@@ -204,13 +206,17 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool check = false, perTask = false, json = false, noIsolation = false;
   double checkInterpreterMflops = 50;
-  std::string saveTensorsDirectory, inputsDirectory, emitPtxDirectory;
+  std::string saveTensorsDirectory, inputsDirectory, emitPtxDirectory, layout = "NCHW";
   app.add_option("model", modelPath, "ONNX model ('-' reads it from stdin)")->required();
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
       ->check(CLI::PositiveNumber);
   app.add_option("--input-shape", inputShapes, "Set a graph input's shape, NAME=D1xD2x...");
   app.add_option("--log", logPath,
                  "Tuning log (records.jsonl): use each task's fastest valid schedule");
+  app.add_option("--layout", layout,
+                 "Convolution layout: NCHW, or blocked NCHW<x>c such as NCHW16c (tasks then have "
+                 "other keys: tune with the same --layout)")
+      ->capture_default_str();
   app.add_option("--repeat", repeat, "Timed runs after one warm-up run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -248,11 +254,13 @@ int main(int argc, char** argv) {
 
   return runTool(app, common, argc, argv, [&] {
     const auto options = onnx_import::importOptionsFromFlags(batch, inputShapes);
+    const std::int64_t channelBlock = onnx_import::channelBlockFromFlag(layout);
     const bool cuda = targetName != "host" && codegen::targetKind(targetName) == "cuda";
     if (!emitPtxDirectory.empty() && !cuda)
       throw Error("--emit-ptx needs a CUDA --target, such as configs/targets/nvidia-h200.json");
     if (cuda && !emitPtxDirectory.empty())
-      return emitPtx(modelPath, options, targetName, logPath, emitPtxDirectory, json);
+      return emitPtx(modelPath, options, channelBlock, targetName, logPath, emitPtxDirectory,
+                     json);
     std::unique_ptr<runtime::cuda::CudaDriver> driver;
     if (cuda)
       driver = runtime::cuda::CudaDriver::open(); // says why CUDA is unavailable here, first
@@ -283,7 +291,13 @@ int main(int argc, char** argv) {
             onnx_import::readTensorFile(inputsDirectory + "/input_" + std::to_string(i) + ".pb")
                 .data);
     }
+    // The reference stays in NCHW, so that --check also checks the blocked layout's rewrite.
     const graph::Graph reference = check ? model : graph::Graph{};
+    const auto blocking = graph::convertToBlockedLayout(model, channelBlock);
+    if (channelBlock)
+      spdlog::info("{}: {} convolutions, {} element-wise nodes in {}; {} layout transforms",
+                   model.name, blocking.convolutions, blocking.elementwise,
+                   graph::channelLayoutName(channelBlock), blocking.transforms);
     if (target.gpu)
       return runOnGpu(
           std::move(model), *target.gpu, *driver, tuned, inputs,

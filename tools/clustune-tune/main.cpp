@@ -50,12 +50,13 @@ Mode modeFromName(const std::string& name) {
 
 std::vector<graph::Task> tasksOf(const std::vector<std::string>& modelPaths,
                                  const std::string& tasksPath,
-                                 const onnx_import::ImportOptions& options) {
+                                 const onnx_import::ImportOptions& options,
+                                 std::int64_t channelBlock) {
   if (!tasksPath.empty())
     return graph::readTaskFile(tasksPath);
   std::vector<graph::Task> tasks;
   for (const std::string& path : modelPaths) {
-    onnx_import::ModelTasks model = onnx_import::partitionModelFile(path, options);
+    onnx_import::ModelTasks model = onnx_import::partitionModelFile(path, options, channelBlock);
     spdlog::info("{}: {} tasks", path, model.tasks.size());
     for (graph::Task& task : model.tasks)
       tasks.push_back(std::move(task));
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
                "measurements, appending each measured candidate to a tuning log."};
   CommonOptions common;
   std::vector<std::string> modelPaths, inputShapes;
-  std::string tasksPath, outputPath, curvePath, costModelPath, targetName = "host";
+  std::string tasksPath, outputPath, curvePath, costModelPath, targetName = "host", layout = "NCHW";
   std::string modeName = "cluster", schedulerName = "gradient";
   std::optional<std::int64_t> batch;
   std::optional<int> trials;
@@ -161,6 +162,10 @@ int main(int argc, char** argv) {
   app.add_option("--batch", batch, "Value for dynamic batch dimensions")
       ->check(CLI::PositiveNumber);
   app.add_option("--input-shape", inputShapes, "Set a graph input's shape, NAME=D1xD2x...");
+  app.add_option("--layout", layout,
+                 "Convolution layout of the models' tasks: NCHW, or blocked NCHW<x>c such as "
+                 "NCHW16c (run the log with the same --layout)")
+      ->capture_default_str();
   app.add_option("--timeout", timeout, "Seconds per candidate before the worker is killed")
       ->capture_default_str();
   app.add_option("--build-timeout", buildTimeout,
@@ -212,7 +217,8 @@ int main(int argc, char** argv) {
                   ": the curve and the log are separate files");
 
     const std::vector<graph::Task> tasks =
-        tasksOf(modelPaths, tasksPath, onnx_import::importOptionsFromFlags(batch, inputShapes));
+        tasksOf(modelPaths, tasksPath, onnx_import::importOptionsFromFlags(batch, inputShapes),
+                onnx_import::channelBlockFromFlag(layout));
     if (tasks.empty())
       throw Error("there is nothing to tune: no tasks");
     if (trials && *trials < static_cast<int>(tasks.size()))

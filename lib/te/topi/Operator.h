@@ -1,8 +1,8 @@
 // The interface between task lowering (te/LowerTask.h) and the per-operator lowerings in
 // te/topi/ (TVM's "topi"): each ONNX operator has a function that builds the compute stages of
 // one task node from the tensors of its operands. Operator families live in one file each
-// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator) and register themselves
-// in registerAllOperators.
+// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator, BlockedLayout) and
+// register themselves in operatorRegistry.
 #pragma once
 
 #include "graph/Task.h"
@@ -44,6 +44,7 @@ void registerConvTransposeOperators(OperatorRegistry& registry);
 void registerMatMulOperators(OperatorRegistry& registry);
 void registerPoolingOperators(OperatorRegistry& registry);
 void registerGeneratorOperators(OperatorRegistry& registry);
+void registerBlockedLayoutOperators(OperatorRegistry& registry);
 
 // Every lowering, built once.
 const OperatorRegistry& operatorRegistry();

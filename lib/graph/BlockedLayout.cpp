@@ -1,0 +1,223 @@
+// See BlockedLayout.h. The pass rebuilds the node list in one topological sweep. Every original
+// value keeps its id for its NCHW form; a value produced in the blocked layout gets that form
+// (a LayoutTransform writing the original id) only when some consumer asks for it, so a chain
+// of convolutions and element-wise nodes stays blocked from end to end.
+#include "graph/BlockedLayout.h"
+
+#include <cassert>
+#include <map>
+
+namespace clustune::graph {
+
+std::optional<std::int64_t> parseChannelLayout(const std::string& layout) {
+  if (layout == "NCHW")
+    return 0;
+  if (layout.size() < 6 || layout.rfind("NCHW", 0) != 0 || layout.back() != 'c')
+    return std::nullopt;
+  const std::string digits = layout.substr(4, layout.size() - 5);
+  if (digits.empty() || digits.size() > 6 || digits.front() == '0' ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(digits);
+}
+
+std::string channelLayoutName(std::int64_t block) {
+  return block == 0 ? "NCHW" : "NCHW" + std::to_string(block) + "c";
+}
+
+Shape blockedActivationShape(const Shape& nchw, std::int64_t block) {
+  assert(nchw.size() == 4 && block > 0 && nchw[1] % block == 0);
+  return {nchw[0], nchw[1] / block, nchw[2], nchw[3], block};
+}
+
+Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock) {
+  assert(kchw.size() == 4 && kchw[0] % outBlock == 0 && kchw[1] % inBlock == 0);
+  return {kchw[0] / outBlock, kchw[1] / inBlock, kchw[2], kchw[3], inBlock, outBlock};
+}
+
+std::int64_t inputChannelBlock(std::int64_t channels, std::int64_t block) {
+  for (std::int64_t candidate = std::min(channels, block); candidate > 1; --candidate)
+    if (channels % candidate == 0)
+      return candidate;
+  return 1;
+}
+
+namespace {
+
+std::vector<double> blockWeightData(const Value& weight, std::int64_t inBlock,
+                                    std::int64_t outBlock) {
+  const Shape& shape = weight.shape; // [K, C, KH, KW]
+  const std::int64_t taps = shape[2] * shape[3];
+  std::vector<double> blocked(weight.floatData.size());
+  std::size_t next = 0;
+  for (std::int64_t k1 = 0; k1 < shape[0] / outBlock; ++k1)
+    for (std::int64_t c1 = 0; c1 < shape[1] / inBlock; ++c1)
+      for (std::int64_t tap = 0; tap < taps; ++tap)
+        for (std::int64_t c2 = 0; c2 < inBlock; ++c2)
+          for (std::int64_t k2 = 0; k2 < outBlock; ++k2) {
+            const std::int64_t k = k1 * outBlock + k2, c = c1 * inBlock + c2;
+            blocked[next++] = weight.floatData[(k * shape[1] + c) * taps + tap];
+          }
+  return blocked;
+}
+
+class BlockedLayoutRewriter {
+public:
+  BlockedLayoutRewriter(Graph& graph, std::int64_t block)
+      : graph_(graph), block_(block), plainReady_(graph.values.size(), true),
+        blockedForms_(graph.values.size()) {}
+
+  BlockedLayoutStatistics run() {
+    std::vector<Node> original = std::move(graph_.nodes);
+    graph_.nodes.clear();
+    for (Node& node : original) {
+      if (node.erased)
+        continue;
+      if (!convertConvolution(node) && !convertElementwise(node))
+        keepInNchw(std::move(node));
+    }
+    for (ValueId output : graph_.outputs)
+      plain(output);
+    for (NodeId id = 0; id < static_cast<NodeId>(graph_.nodes.size()); ++id)
+      for (ValueId output : graph_.nodes[id].outputs)
+        graph_.values[output].producer = id;
+    graph_.compact();
+    graph_.verify();
+    return statistics_;
+  }
+
+private:
+  bool convertConvolution(const Node& node) {
+    if (node.op != "Conv" || node.inputs.size() < 2 || node.intAttribute("group", 1) != 1)
+      return false;
+    const Value& data = graph_.values[node.inputs[0]];
+    const Value& weight = graph_.values[node.inputs[1]];
+    if (data.shape.size() != 4 || data.dtype != DataType::Float32 ||
+        data.kind == ValueKind::Constant || weight.kind != ValueKind::Constant ||
+        weight.shape[0] % block_ != 0)
+      return false;
+    const std::int64_t inBlock = inputChannelBlock(data.shape[1], block_);
+    Value blockedWeight = {.name = weight.name + ".OIHW" + std::to_string(inBlock) + "i" +
+                                   std::to_string(block_) + "o",
+                           .dtype = weight.dtype,
+                           .shape = blockedWeightShape(weight.shape, inBlock, block_),
+                           .kind = ValueKind::Constant};
+    if (weight.hasData) {
+      blockedWeight.hasData = true;
+      blockedWeight.floatData = blockWeightData(weight, inBlock, block_);
+    }
+    // Adding values moves graph_.values: `data` and `weight` are not read after this.
+    const ValueId weightId = graph_.addValue(std::move(blockedWeight));
+    const ValueId blockedData = blocked(node.inputs[0], inBlock);
+
+    Node convolution = {.name = node.name, .op = kConvNCHWcOp, .pattern = node.pattern};
+    for (const char* key : {"kernel_shape", "strides", "pads", "dilations"})
+      if (const AttributeValue* value = node.attribute(key))
+        convolution.attributes[key] = *value;
+    convolution.inputs = {blockedData, weightId};
+    if (node.inputs.size() > 2)
+      convolution.inputs.push_back(node.inputs[2]);
+    convolution.outputs = {blockedOutput(node.outputs[0], block_)};
+    graph_.nodes.push_back(std::move(convolution));
+    ++statistics_.convolutions;
+    return true;
+  }
+
+  // An element-wise node stays blocked when one of its inputs exists only blocked; its other
+  // inputs are brought to that block (they are NCHW values of the same shape).
+  bool convertElementwise(const Node& node) {
+    if (node.pattern != PatternKind::ElemWise || node.outputs.size() != 1)
+      return false;
+    const Value& output = graph_.values[node.outputs[0]];
+    if (output.shape.size() != 4 || !isFloatingPoint(output.dtype))
+      return false;
+    std::int64_t block = 0;
+    for (ValueId input : node.inputs)
+      if (input != kNoValue && !plainReady_[input] && !blockedForms_[input].empty()) {
+        block = blockedForms_[input].begin()->first;
+        break;
+      }
+    if (block == 0)
+      return false;
+    for (ValueId input : node.inputs)
+      if (input == kNoValue || graph_.values[input].kind == ValueKind::Constant ||
+          graph_.values[input].shape != output.shape)
+        return false;
+
+    Node blockedNode = node;
+    for (ValueId& input : blockedNode.inputs)
+      input = blocked(input, block);
+    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
+    graph_.nodes.push_back(std::move(blockedNode));
+    ++statistics_.elementwise;
+    return true;
+  }
+
+  void keepInNchw(Node node) {
+    for (ValueId input : node.inputs)
+      if (input != kNoValue)
+        plain(input);
+    graph_.nodes.push_back(std::move(node));
+  }
+
+  // A new value for the blocked form of `original`, which will have no NCHW form until asked.
+  ValueId blockedOutput(ValueId original, std::int64_t block) {
+    const Value& value = graph_.values[original];
+    const ValueId id = graph_.addValue({.name = value.name + "." + channelLayoutName(block),
+                                        .dtype = value.dtype,
+                                        .shape = blockedActivationShape(value.shape, block)});
+    plainReady_[original] = false;
+    blockedForms_[original][block] = id;
+    return id;
+  }
+
+  ValueId plain(ValueId original) {
+    if (plainReady_[original])
+      return original;
+    const auto& [block, form] = *blockedForms_[original].begin();
+    addTransform(form, original, block, 0);
+    plainReady_[original] = true;
+    return original;
+  }
+
+  ValueId blocked(ValueId original, std::int64_t block) {
+    if (auto found = blockedForms_[original].find(block); found != blockedForms_[original].end())
+      return found->second;
+    plain(original);
+    const Value& value = graph_.values[original];
+    const ValueId id = graph_.addValue({.name = value.name + "." + channelLayoutName(block),
+                                        .dtype = value.dtype,
+                                        .shape = blockedActivationShape(value.shape, block)});
+    blockedForms_[original][block] = id;
+    addTransform(original, id, 0, block);
+    return id;
+  }
+
+  void addTransform(ValueId from, ValueId to, std::int64_t fromBlock, std::int64_t toBlock) {
+    Node transform = {.op = kLayoutTransformOp,
+                      .attributes = {{"src_layout", channelLayoutName(fromBlock)},
+                                     {"dst_layout", channelLayoutName(toBlock)}},
+                      .inputs = {from},
+                      .outputs = {to},
+                      .pattern = PatternKind::Injective};
+    graph_.nodes.push_back(std::move(transform));
+    ++statistics_.transforms;
+  }
+
+  Graph& graph_;
+  std::int64_t block_;
+  std::vector<bool> plainReady_;                            // by original value
+  std::vector<std::map<std::int64_t, ValueId>> blockedForms_; // by original value
+  BlockedLayoutStatistics statistics_;
+};
+
+} // namespace
+
+BlockedLayoutStatistics convertToBlockedLayout(Graph& graph, std::int64_t block) {
+  if (block == 0)
+    return {};
+  assert(block > 0);
+  return BlockedLayoutRewriter(graph, block).run();
+}
+
+} // namespace clustune::graph

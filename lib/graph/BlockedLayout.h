@@ -1,0 +1,53 @@
+// The blocked channel layout NCHW[x]c (issue 18, item 2), after TVM's x86 conv2d_NCHWc and
+// AlterOpLayout: a 2-D convolution reads its input as [N, C/x, H, W, x] and writes
+// [N, K/y, OH, OW, y], with the weight as [K/y, C/x, KH, KW, x, y], so that the innermost axis
+// of every operand is a block of channels as wide as a vector register. A convolution over a
+// 7×7 image then fills whole vectors, where NCHW rows of 7 fill 7 of 16 lanes.
+//
+// The pass runs after graph::simplify and before partitioning. It rewrites each eligible Conv
+// into the internal operator ConvNCHWc, keeps element-wise chains (bias, activation, residual
+// add) in the blocked layout, and inserts LayoutTransform nodes only where a consumer needs
+// NCHW (pooling, flatten, graph outputs) or a convolution needs another block. Weights are
+// re-laid out here, once, not at run time. Neither operator exists in ONNX; tasks that contain
+// them get new workload keys, while a model converted without the pass keeps its keys.
+#pragma once
+
+#include "graph/Graph.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace clustune::graph {
+
+inline constexpr const char* kConvNCHWcOp = "ConvNCHWc";
+inline constexpr const char* kLayoutTransformOp = "LayoutTransform";
+
+// "NCHW" gives 0 (no blocking), "NCHW16c" gives 16; nullopt for any other text.
+std::optional<std::int64_t> parseChannelLayout(const std::string& layout);
+// The inverse: 0 gives "NCHW", 16 gives "NCHW16c".
+std::string channelLayoutName(std::int64_t block);
+
+// [N, C, H, W] as [N, C/block, H, W, block]; `block` divides C.
+Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
+// [K, C, KH, KW] as [K/outBlock, C/inBlock, KH, KW, inBlock, outBlock].
+Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock);
+
+// The block of a convolution's input channels when the target block is `block`: the largest
+// divisor of `channels` up to `block` (all 3 channels of an image; 12 of 24). The input block is
+// the innermost reduction axis, never a vector, so any divisor will do. Output channels are
+// blocked by `block` itself, which must divide them.
+std::int64_t inputChannelBlock(std::int64_t channels, std::int64_t block);
+
+struct BlockedLayoutStatistics {
+  int convolutions = 0; // Conv nodes now ConvNCHWc
+  int elementwise = 0;  // element-wise nodes moved into the blocked layout
+  int transforms = 0;   // LayoutTransform nodes inserted
+};
+
+// Converts every 2-D float32 Conv with group 1, a constant weight and output channels that
+// `block` divides; `block` 0 leaves the graph as it is. Expects a simplified graph
+// (patterns assigned, attributes explicit) and leaves one.
+BlockedLayoutStatistics convertToBlockedLayout(Graph& graph, std::int64_t block);
+
+} // namespace clustune::graph

@@ -1,0 +1,125 @@
+// The blocked channel layout pass (graph/BlockedLayout.h): where it puts convolutions and
+// transforms, and that a converted model computes what the NCHW model computes, both through
+// the interpreter and through compiled default schedules.
+#include "codegen/Target.h"
+#include "executor/CompiledKernel.h"
+#include "executor/ModelBenchmark.h"
+#include "executor/ModelExecutor.h"
+#include "executor/ReferenceKernel.h"
+#include "graph/BlockedLayout.h"
+#include "graph/Partition.h"
+#include "graph/Simplify.h"
+#include "graph/Weights.h"
+#include "onnx/Importer.h"
+#include "onnx/ModelTasks.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+
+namespace clustune {
+namespace {
+
+using graph::Graph;
+
+Graph simplifiedModel(const std::string& name, const onnx_import::ImportOptions& options = {}) {
+  Graph model = onnx_import::importModel(std::string(CLUSTUNE_SOURCE_DIR) + "/" + name, options);
+  graph::generateMissingWeights(model, 7);
+  graph::simplify(model);
+  return model;
+}
+
+int countOps(const Graph& model, const std::string& op) {
+  return static_cast<int>(std::count_if(model.nodes.begin(), model.nodes.end(),
+                                        [&](const graph::Node& node) { return node.op == op; }));
+}
+
+std::vector<te::TensorData> runModel(const Graph& model, executor::KernelFactory& factory,
+                                     const std::vector<te::TensorData>& inputs) {
+  executor::ModelExecutor executor(model, factory);
+  return executor.run(inputs);
+}
+
+TEST(BlockedLayout, ParsesLayoutNames) {
+  EXPECT_EQ(graph::parseChannelLayout("NCHW"), 0);
+  EXPECT_EQ(graph::parseChannelLayout("NCHW16c"), 16);
+  EXPECT_EQ(graph::parseChannelLayout("NCHW8c"), 8);
+  for (const char* bad : {"", "NHWC", "NCHWc", "NCHW016c", "NCHW16", "NCHWxc", "nchw16c"})
+    EXPECT_FALSE(graph::parseChannelLayout(bad)) << bad;
+  EXPECT_EQ(graph::channelLayoutName(16), "NCHW16c");
+  EXPECT_EQ(graph::channelLayoutName(0), "NCHW");
+  EXPECT_EQ(onnx_import::channelBlockFromFlag("NCHW16c"), 16);
+  EXPECT_THROW(onnx_import::channelBlockFromFlag("NCHW1c"), Error);
+  EXPECT_THROW(onnx_import::channelBlockFromFlag("NHWC"), Error);
+}
+
+TEST(BlockedLayout, InputBlockIsTheLargestDivisorUpToTheBlock) {
+  EXPECT_EQ(graph::inputChannelBlock(64, 16), 16);
+  EXPECT_EQ(graph::inputChannelBlock(3, 16), 3);
+  EXPECT_EQ(graph::inputChannelBlock(24, 16), 12);
+  EXPECT_EQ(graph::inputChannelBlock(7, 4), 1);
+}
+
+// tiny_cnn: Conv 3→4 (BatchNormalization folded), Relu, Conv 4→4 1×1, Add of the two, Relu,
+// GlobalAveragePool, Gemm. The whole chain up to the pooling stays blocked.
+TEST(BlockedLayout, KeepsAConvolutionChainBlockedUpToThePooling) {
+  Graph model = simplifiedModel("test/tools/Inputs/tiny_cnn.onnx");
+  const auto statistics = graph::convertToBlockedLayout(model, 4);
+  EXPECT_EQ(statistics.convolutions, 2);
+  EXPECT_EQ(statistics.elementwise, 3); // Relu, Add, Relu
+  EXPECT_EQ(statistics.transforms, 2);  // the image into NCHW3c, the last Relu back to NCHW
+  EXPECT_EQ(countOps(model, "Conv"), 0);
+  EXPECT_EQ(countOps(model, graph::kConvNCHWcOp), 2);
+  EXPECT_EQ(countOps(model, graph::kLayoutTransformOp), 2);
+  for (const graph::Node& node : model.nodes)
+    if (node.op == graph::kConvNCHWcOp) {
+      EXPECT_EQ(model.values[node.inputs[1]].shape.size(), 6u);
+      EXPECT_TRUE(model.values[node.inputs[1]].hasData);
+    }
+  // Three tasks more or less than NCHW is not the point; every task must lower.
+  for (const graph::Task& task : graph::partition(model))
+    EXPECT_FALSE(task.key.empty());
+}
+
+TEST(BlockedLayout, BlockZeroAndIneligibleConvolutionsLeaveTheGraphAlone) {
+  Graph model = simplifiedModel("test/tools/Inputs/tiny_cnn.onnx");
+  const std::size_t nodes = model.nodes.size();
+  EXPECT_EQ(graph::convertToBlockedLayout(model, 0).convolutions, 0);
+  EXPECT_EQ(graph::convertToBlockedLayout(model, 16).convolutions, 0); // 4 channels
+  EXPECT_EQ(model.nodes.size(), nodes);
+  EXPECT_EQ(countOps(model, graph::kLayoutTransformOp), 0);
+}
+
+TEST(BlockedLayout, ConvertedModelsComputeWhatTheNchwModelComputes) {
+  for (const auto& [file, block] : std::vector<std::pair<std::string, std::int64_t>>{
+           {"test/tools/Inputs/tiny_cnn.onnx", 4},
+           {"test/tools/Inputs/tiny_cnn.onnx", 2},
+           {"test/tools/Inputs/tiny_blocks_d3.onnx", 8},
+           {"test/tools/Inputs/tiny_blocks_d3.onnx", 4}}) {
+    SCOPED_TRACE(file + " NCHW" + std::to_string(block) + "c");
+    const Graph nchw = simplifiedModel(file);
+    Graph blocked = nchw;
+    ASSERT_GT(graph::convertToBlockedLayout(blocked, block).convolutions, 0);
+    const auto inputs = executor::randomModelInputs(nchw, 3);
+
+    executor::ReferenceKernelFactory interpreter(codegen::hostCpuTarget(), 0);
+    const auto expected = runModel(nchw, interpreter, inputs);
+    const auto interpreted = runModel(blocked, interpreter, inputs);
+    executor::CompiledKernelFactory compiler(codegen::hostCpuTarget());
+    const auto compiled = runModel(blocked, compiler, inputs);
+    for (const auto* actual : {&interpreted, &compiled}) {
+      const auto comparison = executor::compareOutputs(*actual, expected);
+      EXPECT_TRUE(comparison.withinTolerance) << comparison.firstMismatch;
+      EXPECT_LT(comparison.maxAbsoluteError, 1e-4);
+    }
+  }
+}
+
+TEST(BlockedLayout, ImporterRefusesTheInternalOperators) {
+  EXPECT_TRUE(graph::lookupOp(graph::kConvNCHWcOp)->internal);
+  EXPECT_TRUE(graph::lookupOp(graph::kLayoutTransformOp)->internal);
+  EXPECT_FALSE(graph::lookupOp("Conv")->internal);
+}
+
+} // namespace
+} // namespace clustune
