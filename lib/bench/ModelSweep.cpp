@@ -5,6 +5,7 @@
 #include "executor/CompiledKernel.h"
 #include "executor/ModelBenchmark.h"
 #include "executor/ModelExecutor.h"
+#include "graph/BlockedLayout.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"
 #include "onnx/Importer.h"
@@ -101,8 +102,8 @@ ModelSweep::ModelSweep(std::vector<CompilerSpec> compilers, SweepSettings settin
       continue;
     if (!std::filesystem::exists(spec.logPath))
       throw Error("tuned: the tuning log does not exist", {.file = spec.logPath});
-    tuned_ = executor::readBestSchedules(spec.logPath);
-    spdlog::info("tuned: {} tasks with schedules in {}", tuned_.size(), spec.logPath);
+    const auto& best = tunedLogs_[spec.name()] = executor::readBestSchedules(spec.logPath);
+    spdlog::info("{}: {} tasks with schedules in {}", spec.name(), best.size(), spec.logPath);
   }
 }
 
@@ -164,13 +165,14 @@ std::vector<BenchRow> ModelSweep::run(const std::string& modelPath, std::int64_t
         outputs = std::move(peer.outputs);
       } else {
         std::set<std::string> missing;
-        const bool tuned = spec.kind == CompilerKind::Tuned;
+        const auto* tuned =
+            spec.kind == CompilerKind::Tuned ? &tunedLogs_.at(spec.name()) : nullptr;
         const executor::ScheduleLookup lookup =
             [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
           if (!tuned)
             return std::nullopt;
-          auto found = tuned_.find(key);
-          if (found == tuned_.end()) {
+          auto found = tuned->find(key);
+          if (found == tuned->end()) {
             missing.insert(key);
             return std::nullopt;
           }
@@ -178,7 +180,9 @@ std::vector<BenchRow> ModelSweep::run(const std::string& modelPath, std::int64_t
         };
         executor::CompiledKernelFactory factory(codegen::hostCpuTarget(), lookup,
                                                 settings_.isolate);
-        executor::ModelExecutor executor(model, factory);
+        graph::Graph laidOut = model;
+        graph::convertToBlockedLayout(laidOut, spec.channelBlock);
+        executor::ModelExecutor executor(std::move(laidOut), factory);
         if (!missing.empty()) {
           // Never time a tuned model that silently fell back to default schedules.
           row.status = RowStatus::MissingTuning;

@@ -37,7 +37,8 @@ public:
 private:
   std::vector<CompilerSpec> compilers_;
   SweepSettings settings_;
-  std::map<std::string, executor::BestRecord> tuned_;
+  // By compiler name ("tuned", "tuned@NCHW16c"): the best schedule of each task in its log.
+  std::map<std::string, std::map<std::string, executor::BestRecord>> tunedLogs_;
   std::string cpu_;
 };
 

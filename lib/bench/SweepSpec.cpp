@@ -1,6 +1,7 @@
 // Parsing of clustune-bench's --batch and --compilers lists.
 #include "bench/SweepSpec.h"
 
+#include "graph/BlockedLayout.h"
 #include "support/Error.h"
 
 #include <charconv>
@@ -55,16 +56,34 @@ std::vector<std::int64_t> parseBatchList(const std::string& text) {
   return batches;
 }
 
+std::string CompilerSpec::name() const {
+  return compilerName(kind) + (channelBlock ? "@" + graph::channelLayoutName(channelBlock) : "");
+}
+
 std::vector<CompilerSpec> parseCompilers(const std::string& text) {
   std::vector<CompilerSpec> compilers;
   std::set<std::string> seen;
-  for (const std::string& item : splitList(text)) {
+  for (const std::string& entry : splitList(text)) {
     CompilerSpec spec;
+    // "NAME@LAYOUT" or "NAME@LAYOUT:LOG": the layout ends at the log's colon.
+    std::string item = entry;
+    if (const auto at = entry.find('@'); at != std::string::npos && at < entry.find(':')) {
+      const auto colon = entry.find(':', at);
+      const std::string layout = entry.substr(at + 1, colon == std::string::npos
+                                                          ? std::string::npos
+                                                          : colon - at - 1);
+      const auto block = graph::parseChannelLayout(layout);
+      if (!block)
+        throw Error("--compilers: '" + entry + "' names layout '" + layout +
+                    "'; write NCHW or NCHW<x>c, such as default@NCHW16c");
+      spec.channelBlock = *block;
+      item = entry.substr(0, at) + (colon == std::string::npos ? "" : entry.substr(colon));
+    }
     if (item == "default") {
       spec.kind = CompilerKind::Default;
     } else if (item.rfind("tuned", 0) == 0) {
       if (item.size() <= 6 || item[5] != ':')
-        throw Error("--compilers: '" + item + "' names no tuning log; write tuned:LOG.jsonl");
+        throw Error("--compilers: '" + entry + "' names no tuning log; write tuned:LOG.jsonl");
       spec.kind = CompilerKind::Tuned;
       spec.logPath = item.substr(6);
     } else if (item == "ort") {
@@ -77,7 +96,9 @@ std::vector<CompilerSpec> parseCompilers(const std::string& text) {
       throw Error("--compilers: unknown compiler '" + item +
                   "' (known: default, tuned:LOG, ort, torch, tvm)");
     }
-    // Rows are keyed by the compiler's name, so one tuning log per sweep.
+    if (spec.channelBlock && spec.isPeer())
+      throw Error("--compilers: '" + entry + "': a layout is for default and tuned only");
+    // Rows are keyed by the compiler's name, so one tuning log per layout and sweep.
     if (!seen.insert(spec.name()).second)
       throw Error("--compilers: '" + spec.name() + "' is listed twice");
     compilers.push_back(spec);

@@ -19,7 +19,10 @@ struct CompilerSpec {
   std::string logPath = {}; // Tuned: the tuning log
   bool required = true;     // false for the peers of the default list: skipped with a note when
                             // unavailable; a compiler named in --compilers must run
-  std::string name() const { return compilerName(kind); }
+  // Default and Tuned: the channel block of the blocked layout NCHW[x]c the model is converted
+  // to (graph/BlockedLayout.h); 0 keeps NCHW. Named in the row as "default@NCHW16c".
+  std::int64_t channelBlock = 0;
+  std::string name() const;
   bool isPeer() const {
     return kind == CompilerKind::Ort || kind == CompilerKind::Torch || kind == CompilerKind::Tvm;
   }
@@ -28,8 +31,9 @@ struct CompilerSpec {
 // "1,2,4,8": positive, strictly increasing, no duplicates. Throws Error otherwise.
 std::vector<std::int64_t> parseBatchList(const std::string& text);
 
-// "default,tuned:run/log.jsonl,ort": each compiler once. Throws Error on an
-// unknown name, an empty list or a tuned entry without a log.
+// "default,tuned:run/log.jsonl,ort": each compiler once; clustune's own take a layout,
+// "default@NCHW16c" and "tuned@NCHW16c:LOG". Throws Error on an unknown name or layout, an
+// empty list or a tuned entry without a log.
 std::vector<CompilerSpec> parseCompilers(const std::string& text);
 
 // What runs when --compilers is not given: default schedules, then every peer that is

@@ -28,6 +28,21 @@ TEST(BenchSweepSpec, CompilersAreNamedOnceAndTunedNeedsALog) {
     EXPECT_THROW(parseCompilers(bad), Error) << bad;
 }
 
+TEST(BenchSweepSpec, ClustuneCompilersTakeALayout) {
+  const auto compilers =
+      parseCompilers("default,default@NCHW16c,tuned@NCHW8c:run/a@b.jsonl,tuned:x@y.jsonl");
+  ASSERT_EQ(compilers.size(), 4u);
+  EXPECT_EQ(compilers[1].name(), "default@NCHW16c");
+  EXPECT_EQ(compilers[1].channelBlock, 16);
+  EXPECT_EQ(compilers[2].name(), "tuned@NCHW8c");
+  EXPECT_EQ(compilers[2].logPath, "run/a@b.jsonl");
+  EXPECT_EQ(compilers[3].name(), "tuned");
+  EXPECT_EQ(compilers[3].logPath, "x@y.jsonl");
+  for (const char* bad : {"default@NHWC", "ort@NCHW16c", "default@NCHW16c,default@NCHW16c",
+                          "tuned@NCHW16c", "default@"})
+    EXPECT_THROW(parseCompilers(bad), Error) << bad;
+}
+
 TEST(BenchSweepSpec, TheDefaultListHasOptionalPeers) {
   const auto compilers = defaultCompilers();
   ASSERT_EQ(compilers.size(), 4u);

@@ -154,8 +154,9 @@ int main(int argc, char** argv) {
   app.add_option("models", models, "ONNX models");
   app.add_option("--batch", batchText, "Batch sizes, increasing: 1,2,4,8")->capture_default_str();
   app.add_option("--compilers", compilersText,
-                 "default, tuned:LOG, ort, torch, tvm (default: default and every peer "
-                 "installed here)");
+                 "default, tuned:LOG, ort, torch, tvm; default@NCHW16c and "
+                 "tuned@NCHW16c:LOG run clustune in the blocked layout (default: default and "
+                 "every peer installed here)");
   app.add_option("--repeat", repeat, "Timed runs after one warm-up run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
