@@ -69,9 +69,8 @@ std::vector<CompilerSpec> parseCompilers(const std::string& text) {
     std::string item = entry;
     if (const auto at = entry.find('@'); at != std::string::npos && at < entry.find(':')) {
       const auto colon = entry.find(':', at);
-      const std::string layout = entry.substr(at + 1, colon == std::string::npos
-                                                          ? std::string::npos
-                                                          : colon - at - 1);
+      const std::string layout =
+          entry.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1);
       const auto block = graph::parseChannelLayout(layout);
       if (!block)
         throw Error("--compilers: '" + entry + "' names layout '" + layout +

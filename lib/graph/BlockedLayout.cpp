@@ -94,7 +94,7 @@ private:
     const Value& weight = graph_.values[node.inputs[1]];
     if (data.shape.size() != 4 || data.dtype != DataType::Float32 ||
         data.kind == ValueKind::Constant || weight.kind != ValueKind::Constant ||
-        weight.shape[0] % block_ != 0)
+        weight.dtype != DataType::Float32 || weight.shape[0] % block_ != 0)
       return false;
     const std::int64_t inBlock = inputChannelBlock(data.shape[1], block_);
     Value blockedWeight = {.name = weight.name + ".OIHW" + std::to_string(inBlock) + "i" +
@@ -206,7 +206,7 @@ private:
 
   Graph& graph_;
   std::int64_t block_;
-  std::vector<bool> plainReady_;                            // by original value
+  std::vector<bool> plainReady_;                              // by original value
   std::vector<std::map<std::int64_t, ValueId>> blockedForms_; // by original value
   BlockedLayoutStatistics statistics_;
 };

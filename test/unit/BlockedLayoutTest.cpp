@@ -1,12 +1,13 @@
 // The blocked channel layout pass (graph/BlockedLayout.h): where it puts convolutions and
 // transforms, and that a converted model computes what the NCHW model computes, both through
 // the interpreter and through compiled default schedules.
+#include "graph/BlockedLayout.h"
+
 #include "codegen/Target.h"
 #include "executor/CompiledKernel.h"
 #include "executor/ModelBenchmark.h"
 #include "executor/ModelExecutor.h"
 #include "executor/ReferenceKernel.h"
-#include "graph/BlockedLayout.h"
 #include "graph/Partition.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"

@@ -40,8 +40,8 @@ namespace {
 // The CUDA target: every task's PTX into `directory`, with the tuning log's schedules where it
 // has them.
 int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& options,
-            std::int64_t channelBlock, const std::string& targetPath, const std::string& logPath, const std::string& directory,
-            bool json) {
+            std::int64_t channelBlock, const std::string& targetPath, const std::string& logPath,
+            const std::string& directory, bool json) {
   const codegen::CudaTarget target = codegen::loadCudaTarget(targetPath);
   const onnx_import::ModelTasks model =
       onnx_import::partitionModelFile(modelPath, options, channelBlock);
@@ -259,8 +259,7 @@ int main(int argc, char** argv) {
     if (!emitPtxDirectory.empty() && !cuda)
       throw Error("--emit-ptx needs a CUDA --target, such as configs/targets/nvidia-h200.json");
     if (cuda && !emitPtxDirectory.empty())
-      return emitPtx(modelPath, options, channelBlock, targetName, logPath, emitPtxDirectory,
-                     json);
+      return emitPtx(modelPath, options, channelBlock, targetName, logPath, emitPtxDirectory, json);
     std::unique_ptr<runtime::cuda::CudaDriver> driver;
     if (cuda)
       driver = runtime::cuda::CudaDriver::open(); // says why CUDA is unavailable here, first

@@ -3,6 +3,7 @@
 // (input channel blocks, kernel rows, kernel columns, channels in a block) and an optional bias
 // stage; LayoutTransform is a copy stage that splits or joins the channel axis.
 #include "graph/BlockedLayout.h"
+
 #include "te/topi/ConvGeometry.h"
 
 namespace clustune::te::topi {
@@ -11,8 +12,8 @@ namespace {
 std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
   requireOperands(context, 2, 3);
   requireOutputs(context, 1);
-  const Tensor& data = context.operand(0);     // [N, C/x, H, W, x]
-  const Tensor& weight = context.operand(1);   // [K/y, C/x, KH, KW, x, y]
+  const Tensor& data = context.operand(0);   // [N, C/x, H, W, x]
+  const Tensor& weight = context.operand(1); // [K/y, C/x, KH, KW, x, y]
   const Shape& in = data->shape;
   const Shape& w = weight->shape;
   if (in.size() != 5 || w.size() != 6 || w[1] != in[1] || w[4] != in[4])
@@ -67,18 +68,16 @@ std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
       compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
         const Expr y = indices[2] * intImm(strides[0]) + row * intImm(dilations[0]);
         const Expr x = indices[3] * intImm(strides[1]) + column * intImm(dilations[1]);
-        return axes.combine(Reducer::Sum,
-                            load(source, {indices[0], channelBlock, y, x, channel}) *
-                                load(weight, {indices[1], channelBlock, row, column, channel,
-                                              indices[4]}));
+        return axes.combine(Reducer::Sum, load(source, {indices[0], channelBlock, y, x, channel}) *
+                                              load(weight, {indices[1], channelBlock, row, column,
+                                                            channel, indices[4]}));
       });
   if (!context.hasOperand(2))
     return {convolution};
   const Tensor& bias = context.operand(2);
   requireChannelBias(context, bias, w[0] * w[5], convolution->dtype);
   return {compute(context.stageName + ".bias", resultShape, [&](const std::vector<Expr>& indices) {
-    return load(convolution, indices) +
-           load(bias, {indices[1] * intImm(w[5]) + indices[4]});
+    return load(convolution, indices) + load(bias, {indices[1] * intImm(w[5]) + indices[4]});
   })};
 }
 
@@ -104,8 +103,8 @@ std::vector<Tensor> lowerLayoutTransform(const OperatorContext& context) {
     context.fail("cannot lay out [" + graph::shapeToString(x->shape) + "] as [" +
                  graph::shapeToString(shape) + "]");
   return {compute(context.stageName, shape, [&](const std::vector<Expr>& i) {
-    return load(x, {i[0], floorDiv(i[1], intImm(*from)), i[2], i[3],
-                    floorMod(i[1], intImm(*from))});
+    return load(x,
+                {i[0], floorDiv(i[1], intImm(*from)), i[2], i[3], floorMod(i[1], intImm(*from))});
   })};
 }
 
