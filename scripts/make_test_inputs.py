@@ -24,6 +24,9 @@ random values, so re-running the script reproduces the files byte for byte:
   tiny_blocks_d1.onnx, tiny_blocks_d3.onnx
                          1 and 3 repeated residual blocks Conv(8->8, 3x3, bias)-Relu-Add at 12x12,
                          for clustune-bench's depth sweep
+  tiny_mobile.onnx       MobileNet-like: Conv(3->16)-Clip, two depthwise 3x3 Convs (stride 1, then
+                         stride 2), then Conv(16->24, 1x1) and Conv(24->24, 1x1) added, GAP:
+                         depthwise and 24-channel layers for the blocked layout's tests
   zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
   kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
   window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
@@ -229,6 +232,46 @@ def tiny_blocks(depth):
     return _model(graph)
 
 
+def tiny_mobile():
+    rng = np.random.default_rng(20)
+    inits = [
+        _init("conv0.weight", _rand(rng, 16, 3, 3, 3)),
+        _init("conv0.bias", _rand(rng, 16)),
+        _init("clip.min", np.array(0.0, dtype=np.float32)),
+        _init("clip.max", np.array(6.0, dtype=np.float32)),
+        _init("dw1.weight", _rand(rng, 16, 1, 3, 3)),
+        _init("dw1.bias", _rand(rng, 16)),
+        _init("dw2.weight", _rand(rng, 16, 1, 3, 3)),
+        _init("dw2.bias", _rand(rng, 16)),
+        _init("pw1.weight", _rand(rng, 24, 16, 1, 1)),
+        _init("pw2.weight", _rand(rng, 24, 24, 1, 1) * np.float32(0.3)),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["image", "conv0.weight", "conv0.bias"], ["conv0_out"],
+                         name="conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Clip", ["conv0_out", "clip.min", "clip.max"], ["clip0_out"],
+                         name="clip0"),
+        helper.make_node("Conv", ["clip0_out", "dw1.weight", "dw1.bias"], ["dw1_out"],
+                         name="dw1", kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16),
+        helper.make_node("Relu", ["dw1_out"], ["relu1_out"], name="relu1"),
+        helper.make_node("Conv", ["relu1_out", "dw2.weight", "dw2.bias"], ["dw2_out"],
+                         name="dw2", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2],
+                         group=16),
+        helper.make_node("Conv", ["dw2_out", "pw1.weight"], ["pw1_out"], name="pw1",
+                         kernel_shape=[1, 1]),
+        helper.make_node("Conv", ["pw1_out", "pw2.weight"], ["pw2_out"], name="pw2",
+                         kernel_shape=[1, 1]),
+        helper.make_node("Add", ["pw1_out", "pw2_out"], ["add_out"], name="add"),
+        helper.make_node("GlobalAveragePool", ["add_out"], ["pooled"], name="gap"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_mobile",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 10, 10])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 24, 1, 1])],
+        initializer=inits)
+    return _model(graph)
+
+
 def zero_size():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "zero_size",
@@ -300,6 +343,7 @@ def main(argv=None):
         "two_branch.onnx": two_branch(),
         "tiny_blocks_d1.onnx": tiny_blocks(1),
         "tiny_blocks_d3.onnx": tiny_blocks(3),
+        "tiny_mobile.onnx": tiny_mobile(),
     }
     # Well-formed protobufs that clustune (and onnxruntime) must refuse.
     refused = {

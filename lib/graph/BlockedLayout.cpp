@@ -35,6 +35,14 @@ Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t o
   return {kchw[0] / outBlock, kchw[1] / inBlock, kchw[2], kchw[3], inBlock, outBlock};
 }
 
+std::int64_t outputChannelBlock(std::int64_t channels, std::int64_t block) {
+  if (channels % block == 0)
+    return block;
+  if (block % 2 == 0 && block >= 4 && channels % (block / 2) == 0)
+    return block / 2;
+  return 0;
+}
+
 std::int64_t inputChannelBlock(std::int64_t channels, std::int64_t block) {
   for (std::int64_t candidate = std::min(channels, block); candidate > 1; --candidate)
     if (channels % candidate == 0)
@@ -88,39 +96,62 @@ public:
 
 private:
   bool convertConvolution(const Node& node) {
-    if (node.op != "Conv" || node.inputs.size() < 2 || node.intAttribute("group", 1) != 1)
+    if (node.op != "Conv" || node.inputs.size() < 2)
       return false;
     const Value& data = graph_.values[node.inputs[0]];
     const Value& weight = graph_.values[node.inputs[1]];
     if (data.shape.size() != 4 || data.dtype != DataType::Float32 ||
         data.kind == ValueKind::Constant || weight.kind != ValueKind::Constant ||
-        weight.dtype != DataType::Float32 || weight.shape[0] % block_ != 0)
+        weight.dtype != DataType::Float32)
       return false;
-    const std::int64_t inBlock = inputChannelBlock(data.shape[1], block_);
+    const std::int64_t channels = data.shape[1], outChannels = weight.shape[0];
+    const std::int64_t group = node.intAttribute("group", 1);
+    const bool depthwise = group > 1 && group == channels && outChannels == channels;
+    if (group != 1 && !depthwise)
+      return false;
+    // A depthwise convolution keeps its input's block (its lanes are those channels); another
+    // reads whatever block its input already has, since the input block is only a reduction.
+    const std::int64_t existing = existingBlock(node.inputs[0]);
+    const std::int64_t outBlock =
+        depthwise && existing != 0 ? existing : outputChannelBlock(outChannels, block_);
+    if (outBlock == 0)
+      return false;
+    const std::int64_t inBlock = depthwise       ? 1
+                                 : existing != 0 ? existing
+                                                 : inputChannelBlock(channels, block_);
     Value blockedWeight = {.name = weight.name + ".OIHW" + std::to_string(inBlock) + "i" +
-                                   std::to_string(block_) + "o",
+                                   std::to_string(outBlock) + "o",
                            .dtype = weight.dtype,
-                           .shape = blockedWeightShape(weight.shape, inBlock, block_),
+                           .shape = blockedWeightShape(weight.shape, inBlock, outBlock),
                            .kind = ValueKind::Constant};
     if (weight.hasData) {
       blockedWeight.hasData = true;
-      blockedWeight.floatData = blockWeightData(weight, inBlock, block_);
+      blockedWeight.floatData = blockWeightData(weight, inBlock, outBlock);
     }
     // Adding values moves graph_.values: `data` and `weight` are not read after this.
     const ValueId weightId = graph_.addValue(std::move(blockedWeight));
-    const ValueId blockedData = blocked(node.inputs[0], inBlock);
+    const ValueId blockedData = blocked(node.inputs[0], depthwise ? outBlock : inBlock);
 
-    Node convolution = {.name = node.name, .op = kConvNCHWcOp, .pattern = node.pattern};
+    Node convolution = {.name = node.name,
+                        .op = depthwise ? kDepthwiseConvNCHWcOp : kConvNCHWcOp,
+                        .pattern = node.pattern};
     for (const char* key : {"kernel_shape", "strides", "pads", "dilations"})
       if (const AttributeValue* value = node.attribute(key))
         convolution.attributes[key] = *value;
     convolution.inputs = {blockedData, weightId};
     if (node.inputs.size() > 2)
       convolution.inputs.push_back(node.inputs[2]);
-    convolution.outputs = {blockedOutput(node.outputs[0], block_)};
+    convolution.outputs = {blockedOutput(node.outputs[0], outBlock)};
     graph_.nodes.push_back(std::move(convolution));
     ++statistics_.convolutions;
+    statistics_.depthwise += depthwise;
     return true;
+  }
+
+  // The largest block `original` already exists in, 0 if none.
+  std::int64_t existingBlock(ValueId original) const {
+    const auto& forms = blockedForms_[original];
+    return forms.empty() ? 0 : forms.rbegin()->first;
   }
 
   // An element-wise node stays blocked when one of its inputs exists only blocked; its other

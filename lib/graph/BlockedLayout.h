@@ -4,12 +4,16 @@
 // of every operand is a block of channels as wide as a vector register. A convolution over a
 // 7×7 image then fills whole vectors, where NCHW rows of 7 fill 7 of 16 lanes.
 //
+// A depthwise convolution becomes DepthwiseConvNCHWc over the same [N, C/x, H, W, x] tensors
+// with the weight as [C/x, 1, KH, KW, 1, x]: each lane is a channel, so a stride-2 layer loads
+// whole vectors where NCHW gathers every second element of a row.
+//
 // The pass runs after graph::simplify and before partitioning. It rewrites each eligible Conv
-// into the internal operator ConvNCHWc, keeps element-wise chains (bias, activation, residual
-// add) in the blocked layout, and inserts LayoutTransform nodes only where a consumer needs
-// NCHW (pooling, flatten, graph outputs) or a convolution needs another block. Weights are
-// re-laid out here, once, not at run time. Neither operator exists in ONNX; tasks that contain
-// them get new workload keys, while a model converted without the pass keeps its keys.
+// into the internal operator ConvNCHWc or DepthwiseConvNCHWc, keeps element-wise chains (bias,
+// activation, residual add) in the blocked layout, and inserts LayoutTransform nodes only where a
+// consumer needs NCHW (pooling, flatten, graph outputs) or a convolution needs another block.
+// Weights are re-laid out here, once, not at run time. None of these operators exists in ONNX;
+// tasks with them get new workload keys, while a model converted without the pass keeps its keys.
 #pragma once
 
 #include "graph/Graph.h"
@@ -21,6 +25,7 @@
 namespace clustune::graph {
 
 inline constexpr const char* kConvNCHWcOp = "ConvNCHWc";
+inline constexpr const char* kDepthwiseConvNCHWcOp = "DepthwiseConvNCHWc";
 inline constexpr const char* kLayoutTransformOp = "LayoutTransform";
 
 // "NCHW" gives 0 (no blocking), "NCHW16c" gives 16; nullopt for any other text.
@@ -33,20 +38,28 @@ Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
 // [K, C, KH, KW] as [K/outBlock, C/inBlock, KH, KW, inBlock, outBlock].
 Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock);
 
-// The block of a convolution's input channels when the target block is `block`: the largest
-// divisor of `channels` up to `block` (all 3 channels of an image; 12 of 24). The input block is
-// the innermost reduction axis, never a vector, so any divisor will do. Output channels are
-// blocked by `block` itself, which must divide them.
+// The block of a convolution's output channels (the vector lanes) when the target block is
+// `block`: `block` itself where it divides `channels`, else half of it where that divides them
+// (MobileNet's 24, 72 or 120 channels in NCHW8c next to NCHW16c: half a vector, but no layout
+// transforms around the layer); 0 where neither does, and the convolution stays NCHW.
+std::int64_t outputChannelBlock(std::int64_t channels, std::int64_t block);
+
+// The block of a convolution's input channels when the target block is `block` and its input
+// does not exist blocked yet: the largest divisor of `channels` up to `block` (all 3 channels of
+// an image; 12 of 24). The input block is the innermost reduction axis, never a vector, so any
+// divisor will do, and a convolution whose input is already blocked keeps that block.
 std::int64_t inputChannelBlock(std::int64_t channels, std::int64_t block);
 
 struct BlockedLayoutStatistics {
-  int convolutions = 0; // Conv nodes now ConvNCHWc
+  int convolutions = 0; // Conv nodes now ConvNCHWc or DepthwiseConvNCHWc
+  int depthwise = 0;    // of which DepthwiseConvNCHWc
   int elementwise = 0;  // element-wise nodes moved into the blocked layout
   int transforms = 0;   // LayoutTransform nodes inserted
 };
 
-// Converts every 2-D float32 Conv with group 1, a constant weight and output channels that
-// `block` divides; `block` 0 leaves the graph as it is. Expects a simplified graph
+// Converts every 2-D float32 Conv with a constant weight and either group 1 or one group per
+// channel (depthwise, output channels = input channels) whose output channels have a block
+// (outputChannelBlock); `block` 0 leaves the graph as it is. Expects a simplified graph
 // (patterns assigned, attributes explicit) and leaves one.
 BlockedLayoutStatistics convertToBlockedLayout(Graph& graph, std::int64_t block);
 

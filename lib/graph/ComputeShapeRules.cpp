@@ -145,6 +145,21 @@ void convNCHWc(ShapeContext& context) {
                     {data[0], weight[0], spatial[0], spatial[1], weight[5]});
 }
 
+// DepthwiseConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight
+// [C/x, 1, KH, KW, 1, x], bias [C]; output [N, C/x, OH, OW, x].
+void depthwiseConvNCHWc(ShapeContext& context) {
+  const Shape& data = context.shape(0);
+  const Shape& weight = context.shape(1);
+  if (data.size() != 5 || weight.size() != 6 || weight[0] != data[1] || weight[1] != 1 ||
+      weight[4] != 1 || weight[5] != data[4])
+    context.fail("DepthwiseConvNCHWc's data " + shapeText(data) + " and weight " +
+                 shapeText(weight) + " are not [N, C/x, H, W, x] and [C/x, 1, KH, KW, 1, x]");
+  checkBias(context, data[1] * data[4]);
+  const Shape nchw = {data[0], data[1] * data[4], data[2], data[3]};
+  const Shape spatial = windowedExtents(context, nchw, {weight[2], weight[3]}, false);
+  context.setOutput(0, context.input(0).dtype, {data[0], data[1], spatial[0], spatial[1], data[4]});
+}
+
 void convTranspose(ShapeContext& context) {
   checkConvolutionRanks(context);
   const Value& input = context.input(0);
@@ -383,6 +398,7 @@ constexpr std::array kRules = {
     ShapeRuleInfo{"Conv", 2, 3, 1, 1, conv},
     ShapeRuleInfo{"ConvTranspose", 2, 3, 1, 1, convTranspose},
     ShapeRuleInfo{"ConvNCHWc", 2, 3, 1, 1, convNCHWc},
+    ShapeRuleInfo{"DepthwiseConvNCHWc", 2, 3, 1, 1, depthwiseConvNCHWc},
     ShapeRuleInfo{"MaxPool", 1, 1, 1, 2, pool},
     ShapeRuleInfo{"AveragePool", 1, 1, 1, 1, pool},
     ShapeRuleInfo{"GlobalAveragePool", 1, 1, 1, 1, globalPool},

@@ -43,8 +43,10 @@ std::int64_t convFlops(const OperatorShapes& node) {
   return flops;
 }
 
+// ConvNCHWc and DepthwiseConvNCHWc: the weight is [K/y, C/x, KH, KW, x, y] or
+// [C/x, 1, KH, KW, 1, x], so every output element sums weight[1] * KH * KW * weight[4] products.
 std::int64_t convNCHWcFlops(const OperatorShapes& node) {
-  const Shape& weight = inputShape(node, 1); // [K/y, C/x, KH, KW, x, y]
+  const Shape& weight = inputShape(node, 1);
   assert(weight.size() == 6);
   std::int64_t flops =
       2 * elementCount(outputShape(node)) * weight[1] * weight[2] * weight[3] * weight[4];
@@ -123,7 +125,7 @@ std::int64_t operatorFlops(const OperatorShapes& node) {
     return convFlops(node);
   if (op == "ConvTranspose")
     return convTransposeFlops(node);
-  if (op == "ConvNCHWc")
+  if (op == "ConvNCHWc" || op == "DepthwiseConvNCHWc")
     return convNCHWcFlops(node);
   if (op == "Gemm")
     return gemmFlops(node);

@@ -145,6 +145,7 @@ constexpr std::array kOps = {
     OpInfo{"Size", Opaque},
     // Internal: the blocked channel layout (graph/BlockedLayout.h).
     OpInfo{"ConvNCHWc", OutEWiseFusable, true},
+    OpInfo{"DepthwiseConvNCHWc", OutEWiseFusable, true},
     OpInfo{"LayoutTransform", Injective, true},
 };
 

@@ -61,6 +61,44 @@ TEST(BlockedLayout, InputBlockIsTheLargestDivisorUpToTheBlock) {
   EXPECT_EQ(graph::inputChannelBlock(7, 4), 1);
 }
 
+TEST(BlockedLayout, OutputBlockIsTheBlockOrHalfOfIt) {
+  EXPECT_EQ(graph::outputChannelBlock(64, 16), 16);
+  EXPECT_EQ(graph::outputChannelBlock(24, 16), 8);
+  EXPECT_EQ(graph::outputChannelBlock(120, 16), 8);
+  EXPECT_EQ(graph::outputChannelBlock(20, 16), 0);
+  EXPECT_EQ(graph::outputChannelBlock(6, 4), 2);
+  EXPECT_EQ(graph::outputChannelBlock(3, 2), 0);
+}
+
+// tiny_mobile: Conv 3→16, Clip, depthwise 3×3, Relu, depthwise 3×3 stride 2, Conv 16→24 1×1,
+// Conv 24→24 1×1, Add, GlobalAveragePool. At block 16 the depthwise layers keep the 16-channel
+// blocks and the 24-channel layers take blocks of 8, so only the image and the pooling need
+// transforms.
+TEST(BlockedLayout, ConvertsDepthwiseConvolutionsAndBlocksOddChannelCountsByHalf) {
+  Graph model = simplifiedModel("test/tools/Inputs/tiny_mobile.onnx");
+  const auto statistics = graph::convertToBlockedLayout(model, 16);
+  EXPECT_EQ(statistics.convolutions, 5);
+  EXPECT_EQ(statistics.depthwise, 2);
+  EXPECT_EQ(statistics.transforms, 2);
+  EXPECT_EQ(countOps(model, "Conv"), 0);
+  EXPECT_EQ(countOps(model, graph::kDepthwiseConvNCHWcOp), 2);
+  for (const graph::Node& node : model.nodes) {
+    const graph::Shape& weight =
+        node.inputs.size() > 1 ? model.values[node.inputs[1]].shape : graph::Shape{};
+    const graph::Shape& output = model.values[node.outputs[0]].shape;
+    if (node.op == graph::kDepthwiseConvNCHWcOp) {
+      EXPECT_EQ(weight, (graph::Shape{1, 1, 3, 3, 1, 16}));
+      EXPECT_EQ(output.back(), 16);
+    }
+    if (node.op == graph::kConvNCHWcOp && weight[0] * weight[5] == 24) {
+      EXPECT_EQ(weight[5], 8);                       // 24 output channels in blocks of 8
+      EXPECT_EQ(weight[4], weight[1] == 1 ? 16 : 8); // each reads its input's existing block
+    }
+  }
+  for (const graph::Task& task : graph::partition(model))
+    EXPECT_FALSE(task.key.empty());
+}
+
 // tiny_cnn: Conv 3→4 (BatchNormalization folded), Relu, Conv 4→4 1×1, Add of the two, Relu,
 // GlobalAveragePool, Gemm. The whole chain up to the pooling stays blocked.
 TEST(BlockedLayout, KeepsAConvolutionChainBlockedUpToThePooling) {
@@ -96,7 +134,10 @@ TEST(BlockedLayout, ConvertedModelsComputeWhatTheNchwModelComputes) {
            {"test/tools/Inputs/tiny_cnn.onnx", 4},
            {"test/tools/Inputs/tiny_cnn.onnx", 2},
            {"test/tools/Inputs/tiny_blocks_d3.onnx", 8},
-           {"test/tools/Inputs/tiny_blocks_d3.onnx", 4}}) {
+           {"test/tools/Inputs/tiny_blocks_d3.onnx", 4},
+           {"test/tools/Inputs/tiny_mobile.onnx", 16},
+           {"test/tools/Inputs/tiny_mobile.onnx", 8},
+           {"test/tools/Inputs/tiny_mobile.onnx", 4}}) {
     SCOPED_TRACE(file + " NCHW" + std::to_string(block) + "c");
     const Graph nchw = simplifiedModel(file);
     Graph blocked = nchw;
@@ -118,6 +159,7 @@ TEST(BlockedLayout, ConvertedModelsComputeWhatTheNchwModelComputes) {
 
 TEST(BlockedLayout, ImporterRefusesTheInternalOperators) {
   EXPECT_TRUE(graph::lookupOp(graph::kConvNCHWcOp)->internal);
+  EXPECT_TRUE(graph::lookupOp(graph::kDepthwiseConvNCHWcOp)->internal);
   EXPECT_TRUE(graph::lookupOp(graph::kLayoutTransformOp)->internal);
   EXPECT_FALSE(graph::lookupOp("Conv")->internal);
 }

@@ -212,7 +212,8 @@ TEST(TaskGraphTest, VocabularyHoldsEveryVersion1RegistryOpThatCanBeATask) {
       "SpaceToDepth", "OneHot", "ReduceProd", "ArgMax", "ArgMin", "Hardmax", "CumSum",
       "InstanceNormalization", "TopK", "Einsum", "Resize", "IsNaN", "IsInf", "CastLike",
       "EyeLike", "LRN", "MeanVarianceNormalization", "GatherND",
-      "ScatterElements", "Scatter", "ScatterND", "ReverseSequence", "ConvNCHWc", "LayoutTransform"};
+      "ScatterElements", "Scatter", "ScatterND", "ReverseSequence", "ConvNCHWc", "DepthwiseConvNCHWc",
+      "LayoutTransform"};
   // clang-format on
   const auto& names = taskGraphFeatureNames();
   for (const std::string& op : graph::supportedOps()) {

@@ -294,8 +294,9 @@ int main(int argc, char** argv) {
     const graph::Graph reference = check ? model : graph::Graph{};
     const auto blocking = graph::convertToBlockedLayout(model, channelBlock);
     if (channelBlock)
-      spdlog::info("{}: {} convolutions, {} element-wise nodes in {}; {} layout transforms",
-                   model.name, blocking.convolutions, blocking.elementwise,
+      spdlog::info("{}: {} convolutions ({} depthwise), {} element-wise nodes in {}; {} layout "
+                   "transforms",
+                   model.name, blocking.convolutions, blocking.depthwise, blocking.elementwise,
                    graph::channelLayoutName(channelBlock), blocking.transforms);
     if (target.gpu)
       return runOnGpu(

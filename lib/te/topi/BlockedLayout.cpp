@@ -1,13 +1,70 @@
 // Lowerings of the blocked channel layout's internal operators (graph/BlockedLayout.h), after
-// TVM's topi conv2d_NCHWc and layout_transform: ConvNCHWc is a padding stage, one Sum over
-// (input channel blocks, kernel rows, kernel columns, channels in a block) and an optional bias
-// stage; LayoutTransform is a copy stage that splits or joins the channel axis.
+// TVM's topi conv2d_NCHWc, depthwise_conv2d_NCHWc and layout_transform. ConvNCHWc is a padding
+// stage, one Sum over (input channel blocks, kernel rows, kernel columns, channels in a block)
+// and an optional bias stage; DepthwiseConvNCHWc the same with a Sum over the kernel window
+// only, each channel of a block its own lane; LayoutTransform is a copy stage that splits or
+// joins the channel axis.
 #include "graph/BlockedLayout.h"
 
 #include "te/topi/ConvGeometry.h"
 
 namespace clustune::te::topi {
 namespace {
+
+// The window of a blocked 2-D convolution: its attributes, checked against the weight
+// [.., .., KH, KW, .., ..], and the extents of the padded input and of the result.
+struct BlockedWindow {
+  std::vector<std::int64_t> kernel, strides, dilations, padsBegin, paddedExtents, outputExtents;
+};
+
+BlockedWindow readBlockedWindow(const OperatorContext& context, const Shape& data,
+                                const Shape& weight) {
+  BlockedWindow window;
+  window.kernel = intsOfSize(context, "kernel_shape", 2);
+  window.strides = intsOfSize(context, "strides", 2);
+  window.dilations = intsOfSize(context, "dilations", 2);
+  const auto pads = intsOfSize(context, "pads", 4); // top, left, bottom, right
+  if (window.kernel[0] != weight[2] || window.kernel[1] != weight[3])
+    context.fail("kernel_shape does not match the weight shape");
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    if (window.strides[axis] < 1 || window.dilations[axis] < 1 || pads[axis] < 0 ||
+        pads[axis + 2] < 0)
+      context.fail("strides and dilations must be positive and pads non-negative");
+    const std::int64_t padded = data[2 + axis] + pads[axis] + pads[axis + 2];
+    const std::int64_t span = (window.kernel[axis] - 1) * window.dilations[axis] + 1;
+    if (padded < span)
+      context.fail("the dilated kernel is larger than the padded input");
+    window.padsBegin.push_back(pads[axis]);
+    window.paddedExtents.push_back(padded);
+    window.outputExtents.push_back((padded - span) / window.strides[axis] + 1);
+  }
+  return window;
+}
+
+Tensor padBlocked(const OperatorContext& context, const Tensor& data, const BlockedWindow& window) {
+  return spreadAndPad(context.stageName + ".pad", data, typedConstant(0.0, data->dtype), {1, 1},
+                      window.padsBegin, window.paddedExtents, 1);
+}
+
+// The input rows and columns that output position (indices[2], indices[3]) reads at a tap.
+std::pair<Expr, Expr> tapPosition(const BlockedWindow& window, const std::vector<Expr>& indices,
+                                  const Expr& row, const Expr& column) {
+  return {indices[2] * intImm(window.strides[0]) + row * intImm(window.dilations[0]),
+          indices[3] * intImm(window.strides[1]) + column * intImm(window.dilations[1])};
+}
+
+// bias[channel block * block + lane] added in a stage of its own: a Reduce must be the top of
+// a stage body.
+Tensor addBlockedBias(const OperatorContext& context, const Tensor& convolution) {
+  if (!context.hasOperand(2))
+    return convolution;
+  const Shape& shape = convolution->shape;
+  const Tensor& bias = context.operand(2);
+  requireChannelBias(context, bias, shape[1] * shape[4], convolution->dtype);
+  return compute(context.stageName + ".bias", shape, [&](const std::vector<Expr>& indices) {
+    return load(convolution, indices) + load(bias, {indices[1] * intImm(shape[4]) + indices[4]});
+  });
+}
 
 std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
   requireOperands(context, 2, 3);
@@ -21,64 +78,52 @@ std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
                  graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "]");
   if (data->dtype != weight->dtype)
     context.fail("data and weight have different dtypes");
-  const auto kernel = intsOfSize(context, "kernel_shape", 2);
-  const auto strides = intsOfSize(context, "strides", 2);
-  const auto dilations = intsOfSize(context, "dilations", 2);
-  const auto pads = intsOfSize(context, "pads", 4); // top, left, bottom, right
-  if (kernel[0] != w[2] || kernel[1] != w[3])
-    context.fail("kernel_shape does not match the weight shape");
-  Shape padded = in, resultShape = {in[0], w[0], 0, 0, w[5]};
-  for (std::size_t axis = 0; axis < 2; ++axis) {
-    if (strides[axis] < 1 || dilations[axis] < 1 || pads[axis] < 0 || pads[axis + 2] < 0)
-      context.fail("strides and dilations must be positive and pads non-negative");
-    padded[2 + axis] = in[2 + axis] + pads[axis] + pads[axis + 2];
-    const std::int64_t span = (kernel[axis] - 1) * dilations[axis] + 1;
-    if (padded[2 + axis] < span)
-      context.fail("the dilated kernel is larger than the padded input");
-    resultShape[2 + axis] = (padded[2 + axis] - span) / strides[axis] + 1;
-  }
+  const BlockedWindow window = readBlockedWindow(context, in, w);
+  const Shape resultShape = {in[0], w[0], window.outputExtents[0], window.outputExtents[1], w[5]};
   requireOutputShape(context, resultShape);
 
-  Tensor source = data;
-  if (padded != in)
-    source = compute(context.stageName + ".pad", padded, [&](const std::vector<Expr>& indices) {
-      Expr inBounds;
-      std::vector<Expr> sourceIndex = indices;
-      for (std::size_t axis = 0; axis < 2; ++axis) {
-        const Expr& position = indices[2 + axis];
-        const std::int64_t begin = pads[axis], last = pads[axis] + in[2 + axis] - 1;
-        auto require = [&](Expr condition) {
-          inBounds = inBounds ? inBounds && condition : condition;
-        };
-        if (begin > 0)
-          require(position >= intImm(begin));
-        if (padded[2 + axis] - 1 > last)
-          require(position <= intImm(last));
-        sourceIndex[2 + axis] = position - intImm(begin);
-      }
-      return select(inBounds, load(data, sourceIndex), typedConstant(0.0, data->dtype));
-    });
-
+  const Tensor source = padBlocked(context, data, window);
   ReductionAxes axes;
   const Expr channelBlock = axes.add(context.stageName + ".rcb", in[1]);
-  const Expr row = axes.add(context.stageName + ".rk0", kernel[0]);
-  const Expr column = axes.add(context.stageName + ".rk1", kernel[1]);
+  const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
+  const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
   const Expr channel = axes.add(context.stageName + ".rci", in[4]);
-  const Tensor convolution =
-      compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
-        const Expr y = indices[2] * intImm(strides[0]) + row * intImm(dilations[0]);
-        const Expr x = indices[3] * intImm(strides[1]) + column * intImm(dilations[1]);
+  return {addBlockedBias(
+      context, compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
+        const auto [y, x] = tapPosition(window, indices, row, column);
         return axes.combine(Reducer::Sum, load(source, {indices[0], channelBlock, y, x, channel}) *
                                               load(weight, {indices[1], channelBlock, row, column,
                                                             channel, indices[4]}));
-      });
-  if (!context.hasOperand(2))
-    return {convolution};
-  const Tensor& bias = context.operand(2);
-  requireChannelBias(context, bias, w[0] * w[5], convolution->dtype);
-  return {compute(context.stageName + ".bias", resultShape, [&](const std::vector<Expr>& indices) {
-    return load(convolution, indices) + load(bias, {indices[1] * intImm(w[5]) + indices[4]});
-  })};
+      }))};
+}
+
+std::vector<Tensor> lowerDepthwiseConvNCHWc(const OperatorContext& context) {
+  requireOperands(context, 2, 3);
+  requireOutputs(context, 1);
+  const Tensor& data = context.operand(0);   // [N, C/x, H, W, x]
+  const Tensor& weight = context.operand(1); // [C/x, 1, KH, KW, 1, x]
+  const Shape& in = data->shape;
+  const Shape& w = weight->shape;
+  if (in.size() != 5 || w.size() != 6 || w[0] != in[1] || w[1] != 1 || w[4] != 1 || w[5] != in[4])
+    context.fail("expects data [N, C/x, H, W, x] and weight [C/x, 1, KH, KW, 1, x], got [" +
+                 graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "]");
+  if (data->dtype != weight->dtype)
+    context.fail("data and weight have different dtypes");
+  const BlockedWindow window = readBlockedWindow(context, in, w);
+  const Shape resultShape = {in[0], in[1], window.outputExtents[0], window.outputExtents[1], in[4]};
+  requireOutputShape(context, resultShape);
+
+  const Tensor source = padBlocked(context, data, window);
+  ReductionAxes axes;
+  const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
+  const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
+  return {addBlockedBias(
+      context, compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
+        const auto [y, x] = tapPosition(window, indices, row, column);
+        return axes.combine(Reducer::Sum, load(source, {indices[0], indices[1], y, x, indices[4]}) *
+                                              load(weight, {indices[1], intImm(0), row, column,
+                                                            intImm(0), indices[4]}));
+      }))};
 }
 
 std::vector<Tensor> lowerLayoutTransform(const OperatorContext& context) {
@@ -112,6 +157,7 @@ std::vector<Tensor> lowerLayoutTransform(const OperatorContext& context) {
 
 void registerBlockedLayoutOperators(OperatorRegistry& registry) {
   registry[graph::kConvNCHWcOp] = lowerConvNCHWc;
+  registry[graph::kDepthwiseConvNCHWcOp] = lowerDepthwiseConvNCHWc;
   registry[graph::kLayoutTransformOp] = lowerLayoutTransform;
 }
 

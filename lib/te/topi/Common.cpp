@@ -1,6 +1,7 @@
 // See Common.h.
 #include "te/topi/Common.h"
 
+#include <cassert>
 #include <variant>
 
 namespace clustune::te::topi {
@@ -180,16 +181,15 @@ Expr ReductionAxes::combine(Reducer reducer, Expr source) const {
   return axes_.empty() ? source : reduce(reducer, std::move(source), axes_);
 }
 
-// See Common.h. A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits
-// at position i * spread + offset, inside new spatial `extents`; every other position is `fill`.
-// With spread 1 this is padding (offset = the begin pad, negative offsets crop; 0 for
-// convolutions, the lowest value for max pooling); with spread s it is the zero-dilated input
-// of a transposed convolution. Returns `data` itself when the copy would be the identity.
+// See Common.h. With spread 1 this is padding (offset = the begin pad, negative offsets crop; 0
+// for convolutions, the lowest value for max pooling); with spread s it is the zero-dilated
+// input of a transposed convolution.
 Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fill,
                     const std::vector<std::int64_t>& spread,
                     const std::vector<std::int64_t>& offset,
-                    const std::vector<std::int64_t>& extents) {
+                    const std::vector<std::int64_t>& extents, std::size_t trailingAxes) {
   const std::size_t spatial = extents.size();
+  assert(data->shape.size() == 2 + spatial + trailingAxes);
   bool identity = true;
   for (std::size_t axis = 0; axis < spatial; ++axis)
     identity = identity && spread[axis] == 1 && offset[axis] == 0 &&
@@ -198,6 +198,8 @@ Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fil
     return data;
   Shape shape = {data->shape[0], data->shape[1]};
   shape.insert(shape.end(), extents.begin(), extents.end());
+  shape.insert(shape.end(), data->shape.end() - static_cast<std::ptrdiff_t>(trailingAxes),
+               data->shape.end());
   return compute(name, shape, [&](const std::vector<Expr>& indices) {
     std::vector<Expr> source = {indices[0], indices[1]};
     Expr inBounds;
@@ -216,6 +218,8 @@ Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fil
         require(floorMod(shifted, intImm(spread[axis])) == intImm(0));
       source.push_back(floorDiv(shifted, intImm(spread[axis])));
     }
+    source.insert(source.end(), indices.begin() + static_cast<std::ptrdiff_t>(2 + spatial),
+                  indices.end());
     Expr value = load(data, source);
     return inBounds ? select(inBounds, value, fill) : value;
   });

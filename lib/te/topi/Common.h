@@ -42,14 +42,15 @@ private:
   std::vector<IterVar> axes_;
 };
 
-// A copy of `data` (N, C, spatial...) where input element i of each spatial axis sits at
-// position i * spread + offset, inside new spatial `extents`; every other position is `fill`.
-// Spread 1 gives padding (negative offsets crop); spread s the zero-dilated input of a
-// transposed convolution. Returns `data` itself when the copy would be the identity.
+// A copy of `data` (N, C, spatial..., then `trailingAxes` axes copied as they are, such as the
+// channels of a block in NCHW[x]c) where input element i of each spatial axis sits at position
+// i * spread + offset, inside new spatial `extents`; every other position is `fill`. Spread 1
+// gives padding (negative offsets crop); spread s the zero-dilated input of a transposed
+// convolution. Returns `data` itself when the copy would be the identity.
 Tensor spreadAndPad(const std::string& name, const Tensor& data, const Expr& fill,
                     const std::vector<std::int64_t>& spread,
                     const std::vector<std::int64_t>& offset,
-                    const std::vector<std::int64_t>& extents);
+                    const std::vector<std::int64_t>& extents, std::size_t trailingAxes = 0);
 
 // Requires between `required` and `maximum` operand slots, the first `required` present, and
 // between 1 and `maximumOutputs` outputs recorded by the task.
