@@ -24,9 +24,12 @@ random values, so re-running the script reproduces the files byte for byte:
   tiny_blocks_d1.onnx, tiny_blocks_d3.onnx
                          1 and 3 repeated residual blocks Conv(8->8, 3x3, bias)-Relu-Add at 12x12,
                          for clustune-bench's depth sweep
-  tiny_mobile.onnx       MobileNet-like: Conv(3->16)-Clip, two depthwise 3x3 Convs (stride 1, then
-                         stride 2), then Conv(16->24, 1x1) and Conv(24->24, 1x1) added, GAP:
-                         depthwise and 24-channel layers for the blocked layout's tests
+  tiny_mobile.onnx       MobileNet-like: Conv(3->16)-Clip, depthwise 3x3 Conv-Relu, MaxPool, a
+                         stride-2 depthwise Conv scaled by its squeeze-and-excitation gate
+                         (GAP-HardSigmoid-Mul), Conv(16->24, 1x1) times a constant 0.5, and
+                         Conv(24->24, 1x1) added to it, AveragePool (count_include_pad 0), GAP:
+                         depthwise, pooling, broadcast and 24-channel layers for the blocked
+                         layout's tests
   zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
   kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
   window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
@@ -245,6 +248,7 @@ def tiny_mobile():
         _init("dw2.bias", _rand(rng, 16)),
         _init("pw1.weight", _rand(rng, 24, 16, 1, 1)),
         _init("pw2.weight", _rand(rng, 24, 24, 1, 1) * np.float32(0.3)),
+        _init("half", np.array([0.5], dtype=np.float32)),
     ]
     nodes = [
         helper.make_node("Conv", ["image", "conv0.weight", "conv0.bias"], ["conv0_out"],
@@ -254,15 +258,23 @@ def tiny_mobile():
         helper.make_node("Conv", ["clip0_out", "dw1.weight", "dw1.bias"], ["dw1_out"],
                          name="dw1", kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16),
         helper.make_node("Relu", ["dw1_out"], ["relu1_out"], name="relu1"),
-        helper.make_node("Conv", ["relu1_out", "dw2.weight", "dw2.bias"], ["dw2_out"],
+        helper.make_node("MaxPool", ["relu1_out"], ["pool1_out"], name="pool1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Conv", ["pool1_out", "dw2.weight", "dw2.bias"], ["dw2_out"],
                          name="dw2", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2],
                          group=16),
-        helper.make_node("Conv", ["dw2_out", "pw1.weight"], ["pw1_out"], name="pw1",
+        helper.make_node("GlobalAveragePool", ["dw2_out"], ["se_pool"], name="se/pool"),
+        helper.make_node("HardSigmoid", ["se_pool"], ["se_gate"], name="se/gate"),
+        helper.make_node("Mul", ["dw2_out", "se_gate"], ["se_out"], name="se/scale"),
+        helper.make_node("Conv", ["se_out", "pw1.weight"], ["pw1_out"], name="pw1",
                          kernel_shape=[1, 1]),
-        helper.make_node("Conv", ["pw1_out", "pw2.weight"], ["pw2_out"], name="pw2",
+        helper.make_node("Mul", ["pw1_out", "half"], ["pw1_half"], name="pw1/half"),
+        helper.make_node("Conv", ["pw1_half", "pw2.weight"], ["pw2_out"], name="pw2",
                          kernel_shape=[1, 1]),
-        helper.make_node("Add", ["pw1_out", "pw2_out"], ["add_out"], name="add"),
-        helper.make_node("GlobalAveragePool", ["add_out"], ["pooled"], name="gap"),
+        helper.make_node("Add", ["pw1_half", "pw2_out"], ["add_out"], name="add"),
+        helper.make_node("AveragePool", ["add_out"], ["avg_out"], name="avg",
+                         kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["avg_out"], ["pooled"], name="gap"),
     ]
     graph = helper.make_graph(
         nodes, "tiny_mobile",

@@ -4,6 +4,8 @@
 // of convolutions and element-wise nodes stays blocked from end to end.
 #include "graph/BlockedLayout.h"
 
+#include "graph/OpRegistry.h"
+
 #include <cassert>
 #include <map>
 
@@ -23,6 +25,13 @@ std::optional<std::int64_t> parseChannelLayout(const std::string& layout) {
 
 std::string channelLayoutName(std::int64_t block) {
   return block == 0 ? "NCHW" : "NCHW" + std::to_string(block) + "c";
+}
+
+std::int64_t poolingBlock(const Node& node) {
+  const AttributeValue* layout = node.attribute("layout");
+  if (!layout || !std::holds_alternative<std::string>(*layout))
+    return 0;
+  return parseChannelLayout(std::get<std::string>(*layout)).value_or(0);
 }
 
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block) {
@@ -81,7 +90,7 @@ public:
     for (Node& node : original) {
       if (node.erased)
         continue;
-      if (!convertConvolution(node) && !convertElementwise(node))
+      if (!convertConvolution(node) && !convertElementwise(node) && !convertPooling(node))
         keepInNchw(std::move(node));
     }
     for (ValueId output : graph_.outputs)
@@ -154,33 +163,73 @@ private:
     return forms.empty() ? 0 : forms.rbegin()->first;
   }
 
-  // An element-wise node stays blocked when one of its inputs exists only blocked; its other
-  // inputs are brought to that block (they are NCHW values of the same shape).
+  // The block of the first input that exists only blocked, 0 if none: a node with such an
+  // input stays in the blocked layout where it can, since NCHW would cost a transform.
+  std::int64_t onlyBlockedInput(const Node& node) const {
+    for (ValueId input : node.inputs)
+      if (input != kNoValue && !plainReady_[input] && !blockedForms_[input].empty())
+        return blockedForms_[input].begin()->first;
+    return 0;
+  }
+
+  // An element-wise node stays blocked when one of its inputs exists only blocked. Its other
+  // inputs are brought to that block: activations with the output's channels, which may
+  // broadcast over N, H or W (the [N, C, 1, 1] scale of a squeeze-and-excitation block), and
+  // one-element constants, which broadcast in any layout.
   bool convertElementwise(const Node& node) {
-    if (node.pattern != PatternKind::ElemWise || node.outputs.size() != 1)
+    // Broadcast nodes are element-wise operators whose inputs differ in shape (assignPatterns);
+    // BatchNormalization, Broadcast by itself, scales per channel along axis 1.
+    const auto info = lookupOp(node.op);
+    if (!info || info->pattern != PatternKind::ElemWise || node.outputs.size() != 1)
       return false;
     const Value& output = graph_.values[node.outputs[0]];
     if (output.shape.size() != 4 || !isFloatingPoint(output.dtype))
       return false;
-    std::int64_t block = 0;
-    for (ValueId input : node.inputs)
-      if (input != kNoValue && !plainReady_[input] && !blockedForms_[input].empty()) {
-        block = blockedForms_[input].begin()->first;
-        break;
-      }
+    const std::int64_t block = onlyBlockedInput(node);
     if (block == 0)
       return false;
-    for (ValueId input : node.inputs)
-      if (input == kNoValue || graph_.values[input].kind == ValueKind::Constant ||
-          graph_.values[input].shape != output.shape)
+    for (ValueId input : node.inputs) {
+      if (input == kNoValue)
         return false;
+      const Value& value = graph_.values[input];
+      if (value.kind == ValueKind::Constant) {
+        if (elementCount(value.shape) != 1)
+          return false;
+        continue;
+      }
+      if (value.shape.size() != 4 || value.shape[1] != output.shape[1])
+        return false;
+      for (std::size_t axis : {0, 2, 3})
+        if (value.shape[axis] != output.shape[axis] && value.shape[axis] != 1)
+          return false;
+    }
 
     Node blockedNode = node;
     for (ValueId& input : blockedNode.inputs)
-      input = blocked(input, block);
+      if (graph_.values[input].kind != ValueKind::Constant)
+        input = blocked(input, block);
     blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
     graph_.nodes.push_back(std::move(blockedNode));
     ++statistics_.elementwise;
+    return true;
+  }
+
+  // A pooling node whose input exists only blocked pools the blocked tensor (poolingBlock).
+  bool convertPooling(const Node& node) {
+    if (node.op != "MaxPool" && node.op != "AveragePool" && node.op != "GlobalAveragePool" &&
+        node.op != "GlobalMaxPool")
+      return false;
+    if (node.outputs.size() != 1 || graph_.values[node.inputs[0]].shape.size() != 4)
+      return false;
+    const std::int64_t block = onlyBlockedInput(node);
+    if (block == 0)
+      return false;
+    Node blockedNode = node;
+    blockedNode.attributes["layout"] = channelLayoutName(block);
+    blockedNode.inputs = {blocked(node.inputs[0], block)};
+    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
+    graph_.nodes.push_back(std::move(blockedNode));
+    ++statistics_.pooling;
     return true;
   }
 

@@ -10,8 +10,9 @@
 //
 // The pass runs after graph::simplify and before partitioning. It rewrites each eligible Conv
 // into the internal operator ConvNCHWc or DepthwiseConvNCHWc, keeps element-wise chains (bias,
-// activation, residual add) in the blocked layout, and inserts LayoutTransform nodes only where a
-// consumer needs NCHW (pooling, flatten, graph outputs) or a convolution needs another block.
+// activation, residual add, a squeeze-and-excitation scale) and pooling in the blocked layout,
+// and inserts LayoutTransform nodes only where a consumer needs NCHW (flatten, concatenation,
+// graph outputs) or a convolution needs another block.
 // Weights are re-laid out here, once, not at run time. None of these operators exists in ONNX;
 // tasks with them get new workload keys, while a model converted without the pass keeps its keys.
 #pragma once
@@ -32,6 +33,11 @@ inline constexpr const char* kLayoutTransformOp = "LayoutTransform";
 std::optional<std::int64_t> parseChannelLayout(const std::string& layout);
 // The inverse: 0 gives "NCHW", 16 gives "NCHW16c".
 std::string channelLayoutName(std::int64_t block);
+
+// The block of a pooling node's data: its `layout` attribute, which the pass sets to NCHW<x>c
+// when the node pools a blocked tensor; 0 without it. The pooling operators then read
+// [N, C/x, spatial..., x], their window or reduction over the spatial axes only.
+std::int64_t poolingBlock(const Node& node);
 
 // [N, C, H, W] as [N, C/block, H, W, block]; `block` divides C.
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
@@ -54,6 +60,7 @@ struct BlockedLayoutStatistics {
   int convolutions = 0; // Conv nodes now ConvNCHWc or DepthwiseConvNCHWc
   int depthwise = 0;    // of which DepthwiseConvNCHWc
   int elementwise = 0;  // element-wise nodes moved into the blocked layout
+  int pooling = 0;      // pooling nodes moved into the blocked layout
   int transforms = 0;   // LayoutTransform nodes inserted
 };
 

@@ -2,6 +2,7 @@
 // matrix products, reductions and normalisations. The window arithmetic follows ONNX's
 // definitions (floor, or ceil with ceil_mode; SAME auto_pad keeps ceil(input / stride)), and a
 // window larger than its padded input is named here rather than left to a consumer.
+#include "graph/BlockedLayout.h"
 #include "graph/Einsum.h"
 #include "graph/ShapeRules.h"
 #include "support/Error.h"
@@ -208,33 +209,44 @@ void convTranspose(ShapeContext& context) {
   context.setOutput(0, input.dtype, shape);
 }
 
+// The number of spatial axes of a pooling node's data: all after N and C, or, in a blocked
+// layout (graph::poolingBlock), all between them and the channels of a block.
+std::size_t poolingSpatialAxes(ShapeContext& context) {
+  const Shape& input = context.shape(0);
+  const std::int64_t block = poolingBlock(context.node);
+  if (block == 0 && context.node.attribute("layout"))
+    context.fail(context.node.op + "'s layout must be NCHW<x>c");
+  const std::size_t trailing = block == 0 ? 0 : 1;
+  if (input.size() < 3 + trailing || (trailing == 1 && input.back() != block))
+    context.fail(context.node.op + "'s input " + shapeText(input) + " is not " +
+                 (trailing ? "[N, C/x, spatial..., x] with x = " + std::to_string(block)
+                           : std::string("of rank 3 or more (N, C, spatial)")));
+  return input.size() - 2 - trailing;
+}
+
 void pool(ShapeContext& context) {
   const Value& input = context.input(0);
-  if (input.shape.size() < 3)
-    context.fail(context.node.op + "'s input must have rank 3 or more (N, C, spatial), not " +
-                 std::to_string(input.shape.size()));
+  const std::size_t spatialAxes = poolingSpatialAxes(context);
   if (!context.node.attribute("kernel_shape"))
     context.fail(context.node.op + " needs attribute 'kernel_shape'");
   const auto kernel = context.node.intsAttribute("kernel_shape");
-  if (kernel.size() != input.shape.size() - 2)
+  if (kernel.size() != spatialAxes)
     context.fail("attribute kernel_shape " + extentText(kernel) + " should have " +
-                 std::to_string(input.shape.size() - 2) + " entries, one per spatial axis");
+                 std::to_string(spatialAxes) + " entries, one per spatial axis");
   Shape shape{input.shape[0], input.shape[1]};
   const Shape spatial =
       windowedExtents(context, input.shape, kernel, context.node.intAttribute("ceil_mode", 0) != 0);
   shape.insert(shape.end(), spatial.begin(), spatial.end());
+  shape.insert(shape.end(), input.shape.begin() + 2 + spatialAxes, input.shape.end());
   context.setOutput(0, input.dtype, shape);
   context.setOutput(1, DataType::Int64, shape); // MaxPool's indices
 }
 
 void globalPool(ShapeContext& context) {
   const Value& input = context.input(0);
-  if (input.shape.size() < 3)
-    context.fail(context.node.op + "'s input must have rank 3 or more (N, C, spatial), not " +
-                 std::to_string(input.shape.size()));
-  Shape shape(input.shape.size(), 1);
-  shape[0] = input.shape[0];
-  shape[1] = input.shape[1];
+  const std::size_t spatialAxes = poolingSpatialAxes(context);
+  Shape shape = input.shape;
+  std::fill(shape.begin() + 2, shape.begin() + 2 + spatialAxes, 1);
   context.setOutput(0, input.dtype, shape);
 }
 

@@ -2,6 +2,7 @@
 // lets an exporter omit or spell in several ways (defaults, negative axes, auto_pad) is made
 // explicit and canonical. Two exporters that describe the same convolution differently must
 // produce the same task, and so the same workload key.
+#include "graph/BlockedLayout.h"
 #include "graph/Simplify.h"
 #include "support/Error.h"
 
@@ -83,7 +84,7 @@ void normalizeAttributes(Graph& graph) {
       if (op == "ConvTranspose")
         setDefault(node, "output_padding", std::vector<std::int64_t>(spatial, 0));
     } else if (op == "MaxPool" || op == "AveragePool") {
-      const std::size_t spatial = rank - 2;
+      const std::size_t spatial = rank - 2 - (poolingBlock(node) != 0 ? 1 : 0);
       resolveAutoPad(node, input, output, id, graph);
       normalizeWindowed(node, spatial);
       setDefault(node, "ceil_mode", std::int64_t{0});

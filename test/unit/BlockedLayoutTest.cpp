@@ -70,15 +70,18 @@ TEST(BlockedLayout, OutputBlockIsTheBlockOrHalfOfIt) {
   EXPECT_EQ(graph::outputChannelBlock(3, 2), 0);
 }
 
-// tiny_mobile: Conv 3→16, Clip, depthwise 3×3, Relu, depthwise 3×3 stride 2, Conv 16→24 1×1,
-// Conv 24→24 1×1, Add, GlobalAveragePool. At block 16 the depthwise layers keep the 16-channel
-// blocks and the 24-channel layers take blocks of 8, so only the image and the pooling need
+// tiny_mobile: Conv 3→16, Clip, depthwise 3×3, Relu, MaxPool, depthwise 3×3 stride 2 scaled by
+// GlobalAveragePool-HardSigmoid (a broadcast Mul), Conv 16→24 1×1, Mul by 0.5, Conv 24→24 1×1,
+// Add, AveragePool, GlobalAveragePool. At block 16 the depthwise layers keep the 16-channel
+// blocks and the 24-channel layers take blocks of 8, so only the image and the output need
 // transforms.
 TEST(BlockedLayout, ConvertsDepthwiseConvolutionsAndBlocksOddChannelCountsByHalf) {
   Graph model = simplifiedModel("test/tools/Inputs/tiny_mobile.onnx");
   const auto statistics = graph::convertToBlockedLayout(model, 16);
   EXPECT_EQ(statistics.convolutions, 5);
   EXPECT_EQ(statistics.depthwise, 2);
+  EXPECT_EQ(statistics.elementwise, 6); // Clip, Relu, HardSigmoid, both Mul, Add
+  EXPECT_EQ(statistics.pooling, 4);
   EXPECT_EQ(statistics.transforms, 2);
   EXPECT_EQ(countOps(model, "Conv"), 0);
   EXPECT_EQ(countOps(model, graph::kDepthwiseConvNCHWcOp), 2);
@@ -106,7 +109,8 @@ TEST(BlockedLayout, KeepsAConvolutionChainBlockedUpToThePooling) {
   const auto statistics = graph::convertToBlockedLayout(model, 4);
   EXPECT_EQ(statistics.convolutions, 2);
   EXPECT_EQ(statistics.elementwise, 3); // Relu, Add, Relu
-  EXPECT_EQ(statistics.transforms, 2);  // the image into NCHW3c, the last Relu back to NCHW
+  EXPECT_EQ(statistics.pooling, 1);     // GlobalAveragePool
+  EXPECT_EQ(statistics.transforms, 2);  // the image into NCHW3c, the pooled values to NCHW
   EXPECT_EQ(countOps(model, "Conv"), 0);
   EXPECT_EQ(countOps(model, graph::kConvNCHWcOp), 2);
   EXPECT_EQ(countOps(model, graph::kLayoutTransformOp), 2);

@@ -8,6 +8,11 @@
 // padded input (count_include_pad = 1; taps of a ceil_mode window that overhang the end padding
 // are not counted, as PyTorch's avg_pool does). Windows that lie wholly inside fold it to a
 // constant, so the common case divides by the kernel size.
+//
+// In the blocked layout (graph::poolingBlock) the data is [N, C/x, spatial..., x]: the windows
+// and reductions cover the spatial axes, and the channels of a block are one more axis copied
+// through, the vector lanes of a schedule.
+#include "graph/BlockedLayout.h"
 #include "support/Error.h"
 #include "te/topi/Common.h"
 
@@ -17,15 +22,39 @@
 namespace clustune::te::topi {
 namespace {
 
-// The data operand, checked to be N, C and 1 to 3 spatial dimensions.
-const Tensor& poolData(const OperatorContext& context) {
+// The data operand and how many axes follow its spatial ones (1 for the channels of a block).
+struct PoolData {
+  const Tensor& tensor;
+  std::size_t spatialAxes, trailingAxes;
+};
+
+// The data operand, checked to be N, C and 1 to 3 spatial dimensions, then the channels of a
+// block in the blocked layout.
+PoolData poolData(const OperatorContext& context) {
   requireOperands(context, 1, 1);
   requireOutputs(context, 1);
   const Tensor& data = context.operand(0);
-  if (data->shape.size() < 3 || data->shape.size() > 5)
-    context.fail("expects data of rank 3 to 5 (N, C and 1 to 3 spatial dimensions), got [" +
-                 graph::shapeToString(data->shape) + "]");
-  return data;
+  std::int64_t block = 0;
+  if (hasAttribute(context, "layout")) {
+    const auto parsed = graph::parseChannelLayout(stringAttribute(context, "layout"));
+    if (!parsed || *parsed == 0)
+      context.fail("layout must be NCHW<x>c");
+    block = *parsed;
+  }
+  const std::size_t trailing = block == 0 ? 0 : 1;
+  const std::size_t rank = data->shape.size();
+  if (rank < 3 + trailing || rank > 5 + trailing || (block != 0 && data->shape.back() != block))
+    context.fail("expects data of rank " + std::to_string(3 + trailing) + " to " +
+                 std::to_string(5 + trailing) + " (N, C and 1 to 3 spatial dimensions" +
+                 (block != 0 ? ", then " + std::to_string(block) + " channels of a block" : "") +
+                 "), got [" + graph::shapeToString(data->shape) + "]");
+  return {data, rank - 2 - trailing, trailing};
+}
+
+// indices[first..] appended to `source`: the trailing axes, copied through.
+void appendTrailing(std::vector<Expr>& source, const std::vector<Expr>& indices,
+                    std::size_t first) {
+  source.insert(source.end(), indices.begin() + static_cast<std::ptrdiff_t>(first), indices.end());
 }
 
 // A value no element of the dtype is below, so that padding never wins a max.
@@ -56,8 +85,9 @@ struct PoolWindow {
   }
 };
 
-PoolWindow readWindow(const OperatorContext& context, const Shape& data) {
-  const std::size_t spatial = data.size() - 2;
+PoolWindow readWindow(const OperatorContext& context, const PoolData& pool) {
+  const Shape& data = pool.tensor->shape;
+  const std::size_t spatial = pool.spatialAxes;
   PoolWindow window;
   window.kernel = intsOfSize(context, "kernel_shape", spatial);
   window.strides = intsOfSize(context, "strides", spatial);
@@ -67,7 +97,9 @@ PoolWindow readWindow(const OperatorContext& context, const Shape& data) {
   window.padsEnd.assign(pads.begin() + spatial, pads.end());
   const bool ceilMode = intAttribute(context, "ceil_mode") != 0;
   const Shape& recorded = outputShape(context);
-  if (recorded.size() != data.size() || recorded[0] != data[0] || recorded[1] != data[1])
+  if (recorded.size() != data.size() || recorded[0] != data[0] || recorded[1] != data[1] ||
+      !std::equal(data.end() - static_cast<std::ptrdiff_t>(pool.trailingAxes), data.end(),
+                  recorded.end() - static_cast<std::ptrdiff_t>(pool.trailingAxes)))
     context.fail("the task records output [" + graph::shapeToString(recorded) + "] for input [" +
                  graph::shapeToString(data) + "]");
   window.resultShape = {data[0], data[1]};
@@ -93,6 +125,9 @@ PoolWindow readWindow(const OperatorContext& context, const Shape& data) {
     window.paddedExtents.push_back(
         std::max(padded, (outputs - 1) * window.strides[axis] + window.dilatedKernel(axis)));
   }
+  window.resultShape.insert(window.resultShape.end(),
+                            recorded.end() - static_cast<std::ptrdiff_t>(pool.trailingAxes),
+                            recorded.end());
   return window;
 }
 
@@ -108,6 +143,7 @@ Tensor reduceWindows(const OperatorContext& context, const PoolWindow& window, c
     for (std::size_t axis = 0; axis < window.kernel.size(); ++axis)
       source.push_back(indices[2 + axis] * intImm(window.strides[axis]) +
                        taps[axis] * intImm(window.dilations[axis]));
+    appendTrailing(source, indices, 2 + window.kernel.size());
     return axes.combine(reducer, load(padded, source));
   });
 }
@@ -115,11 +151,12 @@ Tensor reduceWindows(const OperatorContext& context, const PoolWindow& window, c
 std::vector<Tensor> lowerMaxPool(const OperatorContext& context) {
   if (context.node.outputShapes.size() > 1)
     throw Error("MaxPool indices output is not supported");
-  const Tensor& data = poolData(context);
-  const PoolWindow window = readWindow(context, data->shape);
+  const PoolData pool = poolData(context);
+  const Tensor& data = pool.tensor;
+  const PoolWindow window = readWindow(context, pool);
   const Tensor padded = spreadAndPad(context.stageName + ".pad", data, lowestValue(data->dtype),
                                      std::vector<std::int64_t>(window.kernel.size(), 1),
-                                     window.padsBegin, window.paddedExtents);
+                                     window.padsBegin, window.paddedExtents, pool.trailingAxes);
   return {reduceWindows(context, window, padded, Reducer::Max)};
 }
 
@@ -173,14 +210,15 @@ Expr windowDivisor(const PoolWindow& window, const Shape& data, bool countPads,
 }
 
 std::vector<Tensor> lowerAveragePool(const OperatorContext& context) {
-  const Tensor& data = poolData(context);
+  const PoolData pool = poolData(context);
+  const Tensor& data = pool.tensor;
   if (!graph::isFloatingPoint(data->dtype))
     context.fail("expects floating-point data");
-  const PoolWindow window = readWindow(context, data->shape);
+  const PoolWindow window = readWindow(context, pool);
   const bool countPads = intAttribute(context, "count_include_pad") != 0;
   const Tensor padded = spreadAndPad(context.stageName + ".pad", data, floatImm(0.0, data->dtype),
                                      std::vector<std::int64_t>(window.kernel.size(), 1),
-                                     window.padsBegin, window.paddedExtents);
+                                     window.padsBegin, window.paddedExtents, pool.trailingAxes);
   const Tensor sums = reduceWindows(context, window, padded, Reducer::Sum);
   return {compute(
       context.stageName + ".mean", window.resultShape, [&](const std::vector<Expr>& indices) {
@@ -190,19 +228,20 @@ std::vector<Tensor> lowerAveragePool(const OperatorContext& context) {
 }
 
 // Global pools reduce every spatial position of each (n, c) to one value.
-Tensor reduceAllSpatial(const OperatorContext& context, const Tensor& data, Reducer reducer) {
+Tensor reduceAllSpatial(const OperatorContext& context, const PoolData& pool, Reducer reducer) {
+  const Shape& data = pool.tensor->shape;
   ReductionAxes axes;
   std::vector<Expr> positions;
-  Shape resultShape = {data->shape[0], data->shape[1]};
-  for (std::size_t axis = 2; axis < data->shape.size(); ++axis) {
-    positions.push_back(
-        axes.add(context.stageName + ".rk" + std::to_string(axis - 2), data->shape[axis]));
-    resultShape.push_back(1);
+  Shape resultShape = data;
+  for (std::size_t axis = 0; axis < pool.spatialAxes; ++axis) {
+    positions.push_back(axes.add(context.stageName + ".rk" + std::to_string(axis), data[2 + axis]));
+    resultShape[2 + axis] = 1;
   }
   return compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
     std::vector<Expr> source = {indices[0], indices[1]};
     source.insert(source.end(), positions.begin(), positions.end());
-    return axes.combine(reducer, load(data, source));
+    appendTrailing(source, indices, 2 + pool.spatialAxes);
+    return axes.combine(reducer, load(pool.tensor, source));
   });
 }
 
@@ -211,13 +250,14 @@ std::vector<Tensor> lowerGlobalMaxPool(const OperatorContext& context) {
 }
 
 std::vector<Tensor> lowerGlobalAveragePool(const OperatorContext& context) {
-  const Tensor& data = poolData(context);
+  const PoolData pool = poolData(context);
+  const Tensor& data = pool.tensor;
   if (!graph::isFloatingPoint(data->dtype))
     context.fail("expects floating-point data");
-  const Tensor sums = reduceAllSpatial(context, data, Reducer::Sum);
+  const Tensor sums = reduceAllSpatial(context, pool, Reducer::Sum);
   std::int64_t positions = 1;
-  for (std::size_t axis = 2; axis < data->shape.size(); ++axis)
-    positions *= data->shape[axis];
+  for (std::size_t axis = 0; axis < pool.spatialAxes; ++axis)
+    positions *= data->shape[2 + axis];
   return {compute(context.stageName + ".mean", sums->shape, [&](const std::vector<Expr>& indices) {
     return load(sums, indices) / floatImm(static_cast<double>(positions), data->dtype);
   })};
