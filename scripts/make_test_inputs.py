@@ -27,9 +27,9 @@ random values, so re-running the script reproduces the files byte for byte:
   tiny_mobile.onnx       MobileNet-like: Conv(3->16)-Clip, depthwise 3x3 Conv-Relu, MaxPool, a
                          stride-2 depthwise Conv scaled by its squeeze-and-excitation gate
                          (GAP-HardSigmoid-Mul), Conv(16->24, 1x1) times a constant 0.5, and
-                         Conv(24->24, 1x1) added to it, AveragePool (count_include_pad 0), GAP:
-                         depthwise, pooling, broadcast and 24-channel layers for the blocked
-                         layout's tests
+                         Conv(24->24, 1x1) added to it, concatenated with it, BatchNormalization,
+                         AveragePool (count_include_pad 0), GAP: depthwise, pooling, broadcast,
+                         concatenation and 24-channel layers for the blocked layout's tests
   zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
   kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
   window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
@@ -249,6 +249,10 @@ def tiny_mobile():
         _init("pw1.weight", _rand(rng, 24, 16, 1, 1)),
         _init("pw2.weight", _rand(rng, 24, 24, 1, 1) * np.float32(0.3)),
         _init("half", np.array([0.5], dtype=np.float32)),
+        _init("bn.scale", (1.0 + 0.1 * rng.standard_normal(48)).astype(np.float32)),
+        _init("bn.bias", (0.1 * rng.standard_normal(48)).astype(np.float32)),
+        _init("bn.mean", (0.1 * rng.standard_normal(48)).astype(np.float32)),
+        _init("bn.var", (1.0 + 0.1 * rng.random(48)).astype(np.float32)),
     ]
     nodes = [
         helper.make_node("Conv", ["image", "conv0.weight", "conv0.bias"], ["conv0_out"],
@@ -272,14 +276,18 @@ def tiny_mobile():
         helper.make_node("Conv", ["pw1_half", "pw2.weight"], ["pw2_out"], name="pw2",
                          kernel_shape=[1, 1]),
         helper.make_node("Add", ["pw1_half", "pw2_out"], ["add_out"], name="add"),
-        helper.make_node("AveragePool", ["add_out"], ["avg_out"], name="avg",
+        helper.make_node("Concat", ["add_out", "pw1_half"], ["joined"], name="join", axis=1),
+        helper.make_node("BatchNormalization",
+                         ["joined", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["bn_out"],
+                         name="bn", epsilon=1e-5),
+        helper.make_node("AveragePool", ["bn_out"], ["avg_out"], name="avg",
                          kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
         helper.make_node("GlobalAveragePool", ["avg_out"], ["pooled"], name="gap"),
     ]
     graph = helper.make_graph(
         nodes, "tiny_mobile",
         [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 10, 10])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 24, 1, 1])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 48, 1, 1])],
         initializer=inits)
     return _model(graph)
 

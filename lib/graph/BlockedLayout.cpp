@@ -27,7 +27,7 @@ std::string channelLayoutName(std::int64_t block) {
   return block == 0 ? "NCHW" : "NCHW" + std::to_string(block) + "c";
 }
 
-std::int64_t poolingBlock(const Node& node) {
+std::int64_t layoutAttributeBlock(const Node& node) {
   const AttributeValue* layout = node.attribute("layout");
   if (!layout || !std::holds_alternative<std::string>(*layout))
     return 0;
@@ -90,7 +90,8 @@ public:
     for (Node& node : original) {
       if (node.erased)
         continue;
-      if (!convertConvolution(node) && !convertElementwise(node) && !convertPooling(node))
+      if (!convertConvolution(node) && !convertElementwise(node) && !convertPooling(node) &&
+          !convertConcatenation(node) && !convertBatchNormalization(node))
         keepInNchw(std::move(node));
     }
     for (ValueId output : graph_.outputs)
@@ -214,7 +215,50 @@ private:
     return true;
   }
 
-  // A pooling node whose input exists only blocked pools the blocked tensor (poolingBlock).
+  // A concatenation along the channels of inputs that the block divides is the concatenation of
+  // their blocked forms along the channel-block axis (DenseNet's and Inception's joins).
+  bool convertConcatenation(const Node& node) {
+    if (node.op != "Concat" || node.intAttribute("axis", -1) != 1 || node.outputs.size() != 1)
+      return false;
+    const std::int64_t block = onlyBlockedInput(node);
+    if (block == 0)
+      return false;
+    for (ValueId input : node.inputs) {
+      if (input == kNoValue)
+        return false;
+      const Value& value = graph_.values[input];
+      if (value.kind == ValueKind::Constant || value.shape.size() != 4 ||
+          value.shape[1] % block != 0)
+        return false;
+    }
+    Node blockedNode = node;
+    for (ValueId& input : blockedNode.inputs)
+      input = blocked(input, block);
+    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
+    graph_.nodes.push_back(std::move(blockedNode));
+    ++statistics_.concatenations;
+    return true;
+  }
+
+  // An inference BatchNormalization that no convolution absorbed (DenseNet's, before its
+  // convolutions) normalises the blocked tensor, its parameters indexed by channel.
+  bool convertBatchNormalization(const Node& node) {
+    if (node.op != "BatchNormalization" || node.outputs.size() != 1 || node.inputs.size() != 5 ||
+        graph_.values[node.inputs[0]].shape.size() != 4)
+      return false;
+    const std::int64_t block = onlyBlockedInput(node);
+    if (block == 0 || graph_.values[node.inputs[0]].shape[1] % block != 0)
+      return false;
+    Node blockedNode = node;
+    blockedNode.attributes["layout"] = channelLayoutName(block);
+    blockedNode.inputs[0] = blocked(node.inputs[0], block);
+    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
+    graph_.nodes.push_back(std::move(blockedNode));
+    ++statistics_.elementwise;
+    return true;
+  }
+
+  // A pooling node whose input exists only blocked pools the blocked tensor (layoutAttributeBlock).
   bool convertPooling(const Node& node) {
     if (node.op != "MaxPool" && node.op != "AveragePool" && node.op != "GlobalAveragePool" &&
         node.op != "GlobalMaxPool")

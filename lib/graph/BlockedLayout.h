@@ -10,9 +10,9 @@
 //
 // The pass runs after graph::simplify and before partitioning. It rewrites each eligible Conv
 // into the internal operator ConvNCHWc or DepthwiseConvNCHWc, keeps element-wise chains (bias,
-// activation, residual add, a squeeze-and-excitation scale) and pooling in the blocked layout,
-// and inserts LayoutTransform nodes only where a consumer needs NCHW (flatten, concatenation,
-// graph outputs) or a convolution needs another block.
+// activation, residual add, a squeeze-and-excitation scale), pooling and concatenations along
+// the channels in the blocked layout, and inserts LayoutTransform nodes only where a consumer
+// needs NCHW (flatten, graph outputs) or a convolution needs another block.
 // Weights are re-laid out here, once, not at run time. None of these operators exists in ONNX;
 // tasks with them get new workload keys, while a model converted without the pass keeps its keys.
 #pragma once
@@ -34,10 +34,11 @@ std::optional<std::int64_t> parseChannelLayout(const std::string& layout);
 // The inverse: 0 gives "NCHW", 16 gives "NCHW16c".
 std::string channelLayoutName(std::int64_t block);
 
-// The block of a pooling node's data: its `layout` attribute, which the pass sets to NCHW<x>c
-// when the node pools a blocked tensor; 0 without it. The pooling operators then read
-// [N, C/x, spatial..., x], their window or reduction over the spatial axes only.
-std::int64_t poolingBlock(const Node& node);
+// The block of a pooling or BatchNormalization node's data: its `layout` attribute, which the
+// pass sets to NCHW<x>c when the node reads a blocked tensor; 0 without it. These operators then
+// read [N, C/x, spatial..., x]: pooling windows and reductions cover the spatial axes only, and
+// channel c of BatchNormalization's parameters is lane c mod x of block c / x.
+std::int64_t layoutAttributeBlock(const Node& node);
 
 // [N, C, H, W] as [N, C/block, H, W, block]; `block` divides C.
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
@@ -57,11 +58,12 @@ std::int64_t outputChannelBlock(std::int64_t channels, std::int64_t block);
 std::int64_t inputChannelBlock(std::int64_t channels, std::int64_t block);
 
 struct BlockedLayoutStatistics {
-  int convolutions = 0; // Conv nodes now ConvNCHWc or DepthwiseConvNCHWc
-  int depthwise = 0;    // of which DepthwiseConvNCHWc
-  int elementwise = 0;  // element-wise nodes moved into the blocked layout
-  int pooling = 0;      // pooling nodes moved into the blocked layout
-  int transforms = 0;   // LayoutTransform nodes inserted
+  int convolutions = 0;   // Conv nodes now ConvNCHWc or DepthwiseConvNCHWc
+  int depthwise = 0;      // of which DepthwiseConvNCHWc
+  int elementwise = 0;    // element-wise and BatchNormalization nodes moved into the blocked layout
+  int pooling = 0;        // pooling nodes moved into the blocked layout
+  int concatenations = 0; // Concat nodes (along the channels) moved into the blocked layout
+  int transforms = 0;     // LayoutTransform nodes inserted
 };
 
 // Converts every 2-D float32 Conv with a constant weight and either group 1 or one group per

@@ -210,10 +210,10 @@ void convTranspose(ShapeContext& context) {
 }
 
 // The number of spatial axes of a pooling node's data: all after N and C, or, in a blocked
-// layout (graph::poolingBlock), all between them and the channels of a block.
+// layout (graph::layoutAttributeBlock), all between them and the channels of a block.
 std::size_t poolingSpatialAxes(ShapeContext& context) {
   const Shape& input = context.shape(0);
-  const std::int64_t block = poolingBlock(context.node);
+  const std::int64_t block = layoutAttributeBlock(context.node);
   if (block == 0 && context.node.attribute("layout"))
     context.fail(context.node.op + "'s layout must be NCHW<x>c");
   const std::size_t trailing = block == 0 ? 0 : 1;
@@ -392,10 +392,14 @@ void instanceNormalization(ShapeContext& context) {
 
 void batchNormalization(ShapeContext& context) {
   const Value& input = context.input(0);
-  if (input.shape.size() < 2)
-    context.fail("BatchNormalization's input must have rank 2 or more, not " +
-                 std::to_string(input.shape.size()));
-  const std::int64_t channels = input.shape[1];
+  const std::int64_t block = layoutAttributeBlock(context.node);
+  if (block == 0 && context.node.attribute("layout"))
+    context.fail("BatchNormalization's layout must be NCHW<x>c");
+  if (input.shape.size() < (block != 0 ? 3u : 2u) || (block != 0 && input.shape.back() != block))
+    context.fail("BatchNormalization's input " + shapeText(input.shape) + " is not " +
+                 (block != 0 ? "[N, C/x, ..., x] with x = " + std::to_string(block)
+                             : std::string("of rank 2 or more")));
+  const std::int64_t channels = input.shape[1] * (block != 0 ? block : 1);
   for (std::size_t operand = 1; operand < 5; ++operand)
     if (context.shape(operand) != Shape{channels})
       context.fail("BatchNormalization's operand " + std::to_string(operand + 1) + " is " +

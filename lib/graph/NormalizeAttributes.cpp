@@ -84,7 +84,7 @@ void normalizeAttributes(Graph& graph) {
       if (op == "ConvTranspose")
         setDefault(node, "output_padding", std::vector<std::int64_t>(spatial, 0));
     } else if (op == "MaxPool" || op == "AveragePool") {
-      const std::size_t spatial = rank - 2 - (poolingBlock(node) != 0 ? 1 : 0);
+      const std::size_t spatial = rank - 2 - (layoutAttributeBlock(node) != 0 ? 1 : 0);
       resolveAutoPad(node, input, output, id, graph);
       normalizeWindowed(node, spatial);
       setDefault(node, "ceil_mode", std::int64_t{0});

@@ -72,16 +72,17 @@ TEST(BlockedLayout, OutputBlockIsTheBlockOrHalfOfIt) {
 
 // tiny_mobile: Conv 3→16, Clip, depthwise 3×3, Relu, MaxPool, depthwise 3×3 stride 2 scaled by
 // GlobalAveragePool-HardSigmoid (a broadcast Mul), Conv 16→24 1×1, Mul by 0.5, Conv 24→24 1×1,
-// Add, AveragePool, GlobalAveragePool. At block 16 the depthwise layers keep the 16-channel
-// blocks and the 24-channel layers take blocks of 8, so only the image and the output need
-// transforms.
+// Add, Concat, BatchNormalization, AveragePool, GlobalAveragePool. At block 16 the depthwise layers
+// keep the 16-channel blocks and the 24-channel layers take blocks of 8, so only the image and the
+// output need transforms.
 TEST(BlockedLayout, ConvertsDepthwiseConvolutionsAndBlocksOddChannelCountsByHalf) {
   Graph model = simplifiedModel("test/tools/Inputs/tiny_mobile.onnx");
   const auto statistics = graph::convertToBlockedLayout(model, 16);
   EXPECT_EQ(statistics.convolutions, 5);
   EXPECT_EQ(statistics.depthwise, 2);
-  EXPECT_EQ(statistics.elementwise, 6); // Clip, Relu, HardSigmoid, both Mul, Add
+  EXPECT_EQ(statistics.elementwise, 7); // Clip, Relu, HardSigmoid, both Mul, Add, the norm
   EXPECT_EQ(statistics.pooling, 4);
+  EXPECT_EQ(statistics.concatenations, 1);
   EXPECT_EQ(statistics.transforms, 2);
   EXPECT_EQ(countOps(model, "Conv"), 0);
   EXPECT_EQ(countOps(model, graph::kDepthwiseConvNCHWcOp), 2);

@@ -140,6 +140,38 @@ TEST(ShapeInference, WindowsFollowOnnxArithmetic) {
   EXPECT_EQ(b.value(up).shape, (Shape{1, 8, 224, 224}));
 }
 
+// The blocked layout's `layout` attribute (graph/BlockedLayout.h): windows and reductions cover
+// the spatial axes, and the channels of a block follow them.
+TEST(ShapeInference, BlockedPoolingAndNormalisationKeepTheChannelBlock) {
+  Builder b;
+  const auto x = b.input({1, 4, 112, 112, 16});
+  const auto pooled = b.node("MaxPool", {x},
+                             {{"kernel_shape", std::vector<std::int64_t>{3, 3}},
+                              {"strides", std::vector<std::int64_t>{2, 2}},
+                              {"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+                              {"layout", std::string("NCHW16c")}});
+  const auto global = b.node("GlobalAveragePool", {pooled}, {{"layout", std::string("NCHW16c")}});
+  std::vector<ValueId> normInputs = {x};
+  for (int i = 0; i < 4; ++i)
+    normInputs.push_back(b.input({64}));
+  const auto normalised =
+      b.node("BatchNormalization", normInputs, {{"layout", std::string("NCHW16c")}});
+  inferShapes(b.graph, 17);
+  EXPECT_EQ(b.value(pooled).shape, (Shape{1, 4, 56, 56, 16}));
+  EXPECT_EQ(b.value(global).shape, (Shape{1, 4, 1, 1, 16}));
+  EXPECT_EQ(b.value(normalised).shape, (Shape{1, 4, 112, 112, 16}));
+
+  Builder wrongBlock;
+  wrongBlock.node("GlobalMaxPool", {wrongBlock.input({1, 4, 7, 7, 8})},
+                  {{"layout", std::string("NCHW16c")}});
+  EXPECT_NE(errorOf(wrongBlock.graph).find("is not [N, C/x, spatial..., x] with x = 16"),
+            std::string::npos);
+  Builder notBlocked;
+  notBlocked.node("GlobalMaxPool", {notBlocked.input({1, 4, 7, 7})},
+                  {{"layout", std::string("NCHW")}});
+  EXPECT_NE(errorOf(notBlocked.graph).find("layout must be NCHW<x>c"), std::string::npos);
+}
+
 TEST(ShapeInference, MatMulPromotesVectorsAndBroadcastsBatches) {
   Builder b;
   const auto batched = b.node("MatMul", {b.input({5, 1, 2, 3}), b.input({4, 3, 6})});

@@ -294,10 +294,11 @@ int main(int argc, char** argv) {
     const graph::Graph reference = check ? model : graph::Graph{};
     const auto blocking = graph::convertToBlockedLayout(model, channelBlock);
     if (channelBlock)
-      spdlog::info("{}: {} convolutions ({} depthwise), {} element-wise and {} pooling nodes in "
-                   "{}; {} layout transforms",
+      spdlog::info("{}: {} convolutions ({} depthwise), {} element-wise, {} pooling and {} "
+                   "concatenation nodes in {}; {} layout transforms",
                    model.name, blocking.convolutions, blocking.depthwise, blocking.elementwise,
-                   blocking.pooling, graph::channelLayoutName(channelBlock), blocking.transforms);
+                   blocking.pooling, blocking.concatenations,
+                   graph::channelLayoutName(channelBlock), blocking.transforms);
     if (target.gpu)
       return runOnGpu(
           std::move(model), *target.gpu, *driver, tuned, inputs,

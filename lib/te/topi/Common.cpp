@@ -1,6 +1,8 @@
 // See Common.h.
 #include "te/topi/Common.h"
 
+#include "graph/BlockedLayout.h"
+
 #include <cassert>
 #include <variant>
 
@@ -160,6 +162,15 @@ std::vector<Expr> unflattenIndex(const Expr& flatIndex, const Shape& shape) {
 Tensor copyStage(const std::string& name, const Tensor& source) {
   return compute(name, source->shape,
                  [&](const std::vector<Expr>& indices) { return load(source, indices); });
+}
+
+std::int64_t layoutAttributeBlock(const OperatorContext& context) {
+  if (!hasAttribute(context, "layout"))
+    return 0;
+  const auto block = graph::parseChannelLayout(stringAttribute(context, "layout"));
+  if (!block || *block == 0)
+    context.fail("layout must be NCHW<x>c");
+  return *block;
 }
 
 std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,

@@ -26,6 +26,10 @@ intsAttribute(const OperatorContext& context, const std::string& name,
 std::string stringAttribute(const OperatorContext& context, const std::string& name,
                             std::optional<std::string> fallback = std::nullopt);
 
+// The block of a node's `layout` attribute (graph::layoutAttributeBlock): 0 without one, and a
+// failure unless it is NCHW<x>c.
+std::int64_t layoutAttributeBlock(const OperatorContext& context);
+
 // A list attribute with exactly `size` entries (one per spatial axis, or two for pads).
 std::vector<std::int64_t> intsOfSize(const OperatorContext& context, const std::string& name,
                                      std::size_t size);

@@ -199,20 +199,27 @@ std::vector<Tensor> lowerBatchNormalization(const OperatorContext& context) {
   if (context.node.outputShapes.size() != 1)
     context.fail("only the inference form (one output) is supported");
   const Tensor& x = context.operand(0);
-  if (x->shape.size() < 2)
-    context.fail("needs an input of rank 2 or more, given " + graph::shapeToString(x->shape));
+  // In the blocked layout x is [N, C/b, spatial..., b] and channel c is lane c mod b of block c /
+  // b.
+  const std::int64_t block = layoutAttributeBlock(context);
+  if (x->shape.size() < (block != 0 ? 3u : 2u) || (block != 0 && x->shape.back() != block))
+    context.fail("needs an input of rank 2 or more" +
+                 std::string(block != 0 ? " ending in its block of channels" : "") + ", given " +
+                 graph::shapeToString(x->shape));
+  const std::int64_t channels = x->shape[1] * (block != 0 ? block : 1);
   for (std::size_t index = 1; index < 5; ++index) {
     const Tensor& parameter = context.operand(index);
-    if (parameter->shape != Shape{x->shape[1]} || parameter->dtype != x->dtype)
+    if (parameter->shape != Shape{channels} || parameter->dtype != x->dtype)
       context.fail("operand " + std::to_string(index) + " must be " +
-                   graph::dataTypeName(x->dtype) + "[" + std::to_string(x->shape[1]) + "], given " +
+                   graph::dataTypeName(x->dtype) + "[" + std::to_string(channels) + "], given " +
                    graph::dataTypeName(parameter->dtype) + "[" +
                    graph::shapeToString(parameter->shape) + "]");
   }
   const double epsilon = floatAttribute(context, "epsilon", 1e-5);
   return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
     auto channel = [&](std::size_t operand) {
-      return load(context.operand(operand), {indices[1]});
+      const Expr index = block != 0 ? indices[1] * intImm(block) + indices.back() : indices[1];
+      return load(context.operand(operand), {index});
     };
     const Expr scale = channel(1), bias = channel(2), mean = channel(3), variance = channel(4);
     const Expr epsilonValue = typedConstant(epsilon, x->dtype);

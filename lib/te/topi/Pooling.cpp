@@ -9,9 +9,9 @@
 // are not counted, as PyTorch's avg_pool does). Windows that lie wholly inside fold it to a
 // constant, so the common case divides by the kernel size.
 //
-// In the blocked layout (graph::poolingBlock) the data is [N, C/x, spatial..., x]: the windows
-// and reductions cover the spatial axes, and the channels of a block are one more axis copied
-// through, the vector lanes of a schedule.
+// In the blocked layout (graph::layoutAttributeBlock) the data is [N, C/x, spatial..., x]: the
+// windows and reductions cover the spatial axes, and the channels of a block are one more axis
+// copied through, the vector lanes of a schedule.
 #include "graph/BlockedLayout.h"
 #include "support/Error.h"
 #include "te/topi/Common.h"
@@ -34,13 +34,7 @@ PoolData poolData(const OperatorContext& context) {
   requireOperands(context, 1, 1);
   requireOutputs(context, 1);
   const Tensor& data = context.operand(0);
-  std::int64_t block = 0;
-  if (hasAttribute(context, "layout")) {
-    const auto parsed = graph::parseChannelLayout(stringAttribute(context, "layout"));
-    if (!parsed || *parsed == 0)
-      context.fail("layout must be NCHW<x>c");
-    block = *parsed;
-  }
+  const std::int64_t block = layoutAttributeBlock(context);
   const std::size_t trailing = block == 0 ? 0 : 1;
   const std::size_t rank = data->shape.size();
   if (rank < 3 + trailing || rank > 5 + trailing || (block != 0 && data->shape.back() != block))

@@ -220,7 +220,8 @@ struct TrailingStatistics {
 
   // The indices of an element's statistics: its own up to firstAxis, then zeros.
   std::vector<Expr> indicesOf(const std::vector<Expr>& indices) const {
-    std::vector<Expr> kept(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(firstAxis));
+    std::vector<Expr> kept(indices.begin(),
+                           indices.begin() + static_cast<std::ptrdiff_t>(firstAxis));
     kept.resize(indices.size(), intImm(0));
     return kept;
   }
