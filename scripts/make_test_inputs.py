@@ -28,8 +28,9 @@ random values, so re-running the script reproduces the files byte for byte:
                          stride-2 depthwise Conv scaled by its squeeze-and-excitation gate
                          (GAP-HardSigmoid-Mul), Conv(16->24, 1x1) times a constant 0.5, and
                          Conv(24->24, 1x1) added to it, concatenated with it, BatchNormalization,
-                         AveragePool (count_include_pad 0), GAP: depthwise, pooling, broadcast,
-                         concatenation and 24-channel layers for the blocked layout's tests
+                         a grouped Conv(48->48, 3x3, 3 groups), AveragePool (count_include_pad 0),
+                         GAP: depthwise, grouped, pooling, broadcast, concatenation and
+                         24-channel layers for the blocked layout's tests
   zero_size.onnx         a Relu whose input is float[1x0x4] (an empty tensor)
   kernel_too_large.onnx  Conv ("conv_wide") with a 3x11 kernel over an 8x8 input padded to 8x10
   window_too_large.onnx  MaxPool ("pool_big") with a 3x3 window dilated by 4 (9x9) over 8x8
@@ -253,6 +254,7 @@ def tiny_mobile():
         _init("bn.bias", (0.1 * rng.standard_normal(48)).astype(np.float32)),
         _init("bn.mean", (0.1 * rng.standard_normal(48)).astype(np.float32)),
         _init("bn.var", (1.0 + 0.1 * rng.random(48)).astype(np.float32)),
+        _init("grouped.weight", _rand(rng, 48, 16, 3, 3) * np.float32(0.3)),
     ]
     nodes = [
         helper.make_node("Conv", ["image", "conv0.weight", "conv0.bias"], ["conv0_out"],
@@ -280,7 +282,9 @@ def tiny_mobile():
         helper.make_node("BatchNormalization",
                          ["joined", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["bn_out"],
                          name="bn", epsilon=1e-5),
-        helper.make_node("AveragePool", ["bn_out"], ["avg_out"], name="avg",
+        helper.make_node("Conv", ["bn_out", "grouped.weight"], ["grouped_out"], name="grouped",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=3),
+        helper.make_node("AveragePool", ["grouped_out"], ["avg_out"], name="avg",
                          kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
         helper.make_node("GlobalAveragePool", ["avg_out"], ["pooled"], name="gap"),
     ]

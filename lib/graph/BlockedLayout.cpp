@@ -117,18 +117,23 @@ private:
     const std::int64_t channels = data.shape[1], outChannels = weight.shape[0];
     const std::int64_t group = node.intAttribute("group", 1);
     const bool depthwise = group > 1 && group == channels && outChannels == channels;
-    if (group != 1 && !depthwise)
+    if (group < 1 || channels % group != 0 || outChannels % group != 0)
       return false;
-    // A depthwise convolution keeps its input's block (its lanes are those channels); another
-    // reads whatever block its input already has, since the input block is only a reduction.
+    // A depthwise convolution keeps its input's block (its lanes are those channels). Another
+    // reads whatever block its input already has where that block lies within one group, since
+    // the input block is only a reduction; the output blocks of a grouped convolution must lie
+    // within one group too (ResNeXt's groups of 8 channels take blocks of 8, those of 4 stay
+    // NCHW).
+    const std::int64_t groupChannels = channels / group, groupOutChannels = outChannels / group;
     const std::int64_t existing = existingBlock(node.inputs[0]);
     const std::int64_t outBlock =
-        depthwise && existing != 0 ? existing : outputChannelBlock(outChannels, block_);
+        depthwise && existing != 0 ? existing : outputChannelBlock(groupOutChannels, block_);
     if (outBlock == 0)
       return false;
-    const std::int64_t inBlock = depthwise       ? 1
-                                 : existing != 0 ? existing
-                                                 : inputChannelBlock(channels, block_);
+    const std::int64_t inBlock = depthwise ? 1
+                                 : existing != 0 && groupChannels % existing == 0
+                                     ? existing
+                                     : inputChannelBlock(groupChannels, block_);
     Value blockedWeight = {.name = weight.name + ".OIHW" + std::to_string(inBlock) + "i" +
                                    std::to_string(outBlock) + "o",
                            .dtype = weight.dtype,
@@ -148,6 +153,8 @@ private:
     for (const char* key : {"kernel_shape", "strides", "pads", "dilations"})
       if (const AttributeValue* value = node.attribute(key))
         convolution.attributes[key] = *value;
+    if (group > 1 && !depthwise) // group 1 stays implicit, so that those tasks keep their keys
+      convolution.attributes["group"] = group;
     convolution.inputs = {blockedData, weightId};
     if (node.inputs.size() > 2)
       convolution.inputs.push_back(node.inputs[2]);

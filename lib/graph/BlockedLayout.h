@@ -66,9 +66,10 @@ struct BlockedLayoutStatistics {
   int transforms = 0;     // LayoutTransform nodes inserted
 };
 
-// Converts every 2-D float32 Conv with a constant weight and either group 1 or one group per
-// channel (depthwise, output channels = input channels) whose output channels have a block
-// (outputChannelBlock); `block` 0 leaves the graph as it is. Expects a simplified graph
+// Converts every 2-D float32 Conv with a constant weight whose output channels per group have a
+// block (outputChannelBlock): group 1, grouped (ConvNCHWc with a `group` attribute), or one group
+// per channel (depthwise, output channels = input channels); `block` 0 leaves the graph as it
+// is. Expects a simplified graph
 // (patterns assigned, attributes explicit) and leaves one.
 BlockedLayoutStatistics convertToBlockedLayout(Graph& graph, std::int64_t block);
 

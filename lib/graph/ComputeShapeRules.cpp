@@ -131,14 +131,19 @@ void conv(ShapeContext& context) {
   context.setOutput(0, input.dtype, shape);
 }
 
-// ConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight [K/y, C/x, KH, KW, x, y],
-// bias [K]; output [N, K/y, OH, OW, y].
+// ConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight
+// [K/y, C/(x·group), KH, KW, x, y], bias [K]; output [N, K/y, OH, OW, y].
 void convNCHWc(ShapeContext& context) {
   const Shape& data = context.shape(0);
   const Shape& weight = context.shape(1);
-  if (data.size() != 5 || weight.size() != 6 || weight[1] != data[1] || weight[4] != data[4])
+  const std::int64_t group = context.node.intAttribute("group", 1);
+  if (group < 1 || group > kMaxWindowAttribute)
+    context.fail("ConvNCHWc's group must be positive");
+  if (data.size() != 5 || weight.size() != 6 || weight[1] * group != data[1] ||
+      weight[4] != data[4] || weight[0] % group != 0)
     context.fail("ConvNCHWc's data " + shapeText(data) + " and weight " + shapeText(weight) +
-                 " are not [N, C/x, H, W, x] and [K/y, C/x, KH, KW, x, y]");
+                 " are not [N, C/x, H, W, x] and [K/y, C/(x·group), KH, KW, x, y] with group " +
+                 std::to_string(group));
   checkBias(context, weight[0] * weight[5]);
   const Shape nchw = {data[0], data[1] * data[4], data[2], data[3]};
   const Shape spatial = windowedExtents(context, nchw, {weight[2], weight[3]}, false);

@@ -72,13 +72,14 @@ TEST(BlockedLayout, OutputBlockIsTheBlockOrHalfOfIt) {
 
 // tiny_mobile: Conv 3→16, Clip, depthwise 3×3, Relu, MaxPool, depthwise 3×3 stride 2 scaled by
 // GlobalAveragePool-HardSigmoid (a broadcast Mul), Conv 16→24 1×1, Mul by 0.5, Conv 24→24 1×1,
-// Add, Concat, BatchNormalization, AveragePool, GlobalAveragePool. At block 16 the depthwise layers
+// Add, Concat, BatchNormalization, grouped Conv 48→48 (3 groups), AveragePool,
+// GlobalAveragePool. At block 16 the depthwise layers
 // keep the 16-channel blocks and the 24-channel layers take blocks of 8, so only the image and the
 // output need transforms.
 TEST(BlockedLayout, ConvertsDepthwiseConvolutionsAndBlocksOddChannelCountsByHalf) {
   Graph model = simplifiedModel("test/tools/Inputs/tiny_mobile.onnx");
   const auto statistics = graph::convertToBlockedLayout(model, 16);
-  EXPECT_EQ(statistics.convolutions, 5);
+  EXPECT_EQ(statistics.convolutions, 6);
   EXPECT_EQ(statistics.depthwise, 2);
   EXPECT_EQ(statistics.elementwise, 7); // Clip, Relu, HardSigmoid, both Mul, Add, the norm
   EXPECT_EQ(statistics.pooling, 4);
@@ -93,6 +94,10 @@ TEST(BlockedLayout, ConvertsDepthwiseConvolutionsAndBlocksOddChannelCountsByHalf
     if (node.op == graph::kDepthwiseConvNCHWcOp) {
       EXPECT_EQ(weight, (graph::Shape{1, 1, 3, 3, 1, 16}));
       EXPECT_EQ(output.back(), 16);
+    }
+    if (node.op == graph::kConvNCHWcOp && node.intAttribute("group", 1) == 3) {
+      EXPECT_EQ(weight, (graph::Shape{3, 2, 3, 3, 8, 16})); // 16 input channels a group
+      EXPECT_EQ(output, (graph::Shape{1, 3, 3, 3, 16}));
     }
     if (node.op == graph::kConvNCHWcOp && weight[0] * weight[5] == 24) {
       EXPECT_EQ(weight[5], 8);                       // 24 output channels in blocks of 8

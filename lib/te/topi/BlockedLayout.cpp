@@ -1,8 +1,8 @@
 // Lowerings of the blocked channel layout's internal operators (graph/BlockedLayout.h), after
 // TVM's topi conv2d_NCHWc, depthwise_conv2d_NCHWc and layout_transform. ConvNCHWc is a padding
-// stage, one Sum over (input channel blocks, kernel rows, kernel columns, channels in a block)
-// and an optional bias stage; DepthwiseConvNCHWc the same with a Sum over the kernel window
-// only, each channel of a block its own lane; LayoutTransform is a copy stage that splits or
+// stage, one Sum over (input channel blocks of the group, kernel rows, kernel columns, channels
+// in a block) and an optional bias stage; DepthwiseConvNCHWc the same with a Sum over the kernel
+// window only, each channel of a block its own lane; LayoutTransform is a copy stage that splits or
 // joins the channel axis.
 #include "graph/BlockedLayout.h"
 
@@ -70,12 +70,16 @@ std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
   requireOperands(context, 2, 3);
   requireOutputs(context, 1);
   const Tensor& data = context.operand(0);   // [N, C/x, H, W, x]
-  const Tensor& weight = context.operand(1); // [K/y, C/x, KH, KW, x, y]
+  const Tensor& weight = context.operand(1); // [K/y, C/(x·group), KH, KW, x, y]
   const Shape& in = data->shape;
   const Shape& w = weight->shape;
-  if (in.size() != 5 || w.size() != 6 || w[1] != in[1] || w[4] != in[4])
-    context.fail("expects data [N, C/x, H, W, x] and weight [K/y, C/x, KH, KW, x, y], got [" +
-                 graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "]");
+  const std::int64_t group = intAttribute(context, "group", 1);
+  if (group < 1 || in.size() != 5 || w.size() != 6 || w[1] * group != in[1] || w[4] != in[4] ||
+      w[0] % group != 0)
+    context.fail("expects data [N, C/x, H, W, x] and weight [K/y, C/(x·group), KH, KW, x, y], "
+                 "got [" +
+                 graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "] with group " +
+                 std::to_string(group));
   if (data->dtype != weight->dtype)
     context.fail("data and weight have different dtypes");
   const BlockedWindow window = readBlockedWindow(context, in, w);
@@ -84,14 +88,18 @@ std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
 
   const Tensor source = padBlocked(context, data, window);
   ReductionAxes axes;
-  const Expr channelBlock = axes.add(context.stageName + ".rcb", in[1]);
+  const Expr channelBlock = axes.add(context.stageName + ".rcb", w[1]);
   const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
   const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
   const Expr channel = axes.add(context.stageName + ".rci", in[4]);
   return {addBlockedBias(
       context, compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
         const auto [y, x] = tapPosition(window, indices, row, column);
-        return axes.combine(Reducer::Sum, load(source, {indices[0], channelBlock, y, x, channel}) *
+        // Output block k reads the input blocks of its group, k / (K/y/group).
+        const Expr inputBlock =
+            group == 1 ? channelBlock
+                       : floorDiv(indices[1], intImm(w[0] / group)) * intImm(w[1]) + channelBlock;
+        return axes.combine(Reducer::Sum, load(source, {indices[0], inputBlock, y, x, channel}) *
                                               load(weight, {indices[1], channelBlock, row, column,
                                                             channel, indices[4]}));
       }))};
