@@ -126,8 +126,9 @@ private:
     // NCHW).
     const std::int64_t groupChannels = channels / group, groupOutChannels = outChannels / group;
     const std::int64_t existing = existingBlock(node.inputs[0]);
-    const std::int64_t outBlock =
-        depthwise && existing != 0 ? existing : outputChannelBlock(groupOutChannels, block_);
+    const std::int64_t outBlock = !depthwise      ? outputChannelBlock(groupOutChannels, block_)
+                                  : existing != 0 ? existing
+                                                  : outputChannelBlock(channels, block_);
     if (outBlock == 0)
       return false;
     const std::int64_t inBlock = depthwise ? 1
@@ -212,12 +213,7 @@ private:
           return false;
     }
 
-    Node blockedNode = node;
-    for (ValueId& input : blockedNode.inputs)
-      if (graph_.values[input].kind != ValueKind::Constant)
-        input = blocked(input, block);
-    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
-    graph_.nodes.push_back(std::move(blockedNode));
+    emitBlocked(node, block, /*layoutAttribute=*/false, node.inputs.size());
     ++statistics_.elementwise;
     return true;
   }
@@ -238,11 +234,7 @@ private:
           value.shape[1] % block != 0)
         return false;
     }
-    Node blockedNode = node;
-    for (ValueId& input : blockedNode.inputs)
-      input = blocked(input, block);
-    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
-    graph_.nodes.push_back(std::move(blockedNode));
+    emitBlocked(node, block, /*layoutAttribute=*/false, node.inputs.size());
     ++statistics_.concatenations;
     return true;
   }
@@ -256,11 +248,7 @@ private:
     const std::int64_t block = onlyBlockedInput(node);
     if (block == 0 || graph_.values[node.inputs[0]].shape[1] % block != 0)
       return false;
-    Node blockedNode = node;
-    blockedNode.attributes["layout"] = channelLayoutName(block);
-    blockedNode.inputs[0] = blocked(node.inputs[0], block);
-    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
-    graph_.nodes.push_back(std::move(blockedNode));
+    emitBlocked(node, block, /*layoutAttribute=*/true, 1); // the parameters stay [C]
     ++statistics_.elementwise;
     return true;
   }
@@ -275,13 +263,26 @@ private:
     const std::int64_t block = onlyBlockedInput(node);
     if (block == 0)
       return false;
-    Node blockedNode = node;
-    blockedNode.attributes["layout"] = channelLayoutName(block);
-    blockedNode.inputs = {blocked(node.inputs[0], block)};
-    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
-    graph_.nodes.push_back(std::move(blockedNode));
+    emitBlocked(node, block, /*layoutAttribute=*/true, 1);
     ++statistics_.pooling;
     return true;
+  }
+
+  // Emits `node` on the blocked forms of its first `operands` operands (one-element constants
+  // among them stay as they are) with its output blocked; pooling and BatchNormalization get the
+  // `layout` attribute their lowerings read.
+  void emitBlocked(const Node& node, std::int64_t block, bool layoutAttribute,
+                   std::size_t operands) {
+    Node blockedNode = node;
+    if (layoutAttribute)
+      blockedNode.attributes["layout"] = channelLayoutName(block);
+    for (std::size_t operand = 0; operand < operands; ++operand) {
+      ValueId& input = blockedNode.inputs[operand];
+      if (graph_.values[input].kind != ValueKind::Constant)
+        input = blocked(input, block);
+    }
+    blockedNode.outputs = {blockedOutput(node.outputs[0], block)};
+    graph_.nodes.push_back(std::move(blockedNode));
   }
 
   void keepInNchw(Node node) {

@@ -9,6 +9,7 @@
 #include "executor/ModelExecutor.h"
 #include "executor/ReferenceKernel.h"
 #include "graph/Partition.h"
+#include "graph/ShapeInference.h"
 #include "graph/Simplify.h"
 #include "graph/Weights.h"
 #include "onnx/Importer.h"
@@ -137,6 +138,34 @@ TEST(BlockedLayout, BlockZeroAndIneligibleConvolutionsLeaveTheGraphAlone) {
   EXPECT_EQ(graph::convertToBlockedLayout(model, 16).convolutions, 0); // 4 channels
   EXPECT_EQ(model.nodes.size(), nodes);
   EXPECT_EQ(countOps(model, graph::kLayoutTransformOp), 0);
+}
+
+// A depthwise convolution that reads an NCHW graph input takes the layout's block itself.
+TEST(BlockedLayout, ConvertsADepthwiseConvolutionOfAnNchwInput) {
+  Graph model;
+  const graph::ValueId x =
+      model.addValue({.name = "x", .shape = {1, 16, 6, 6}, .kind = graph::ValueKind::Input});
+  model.inputs.push_back(x);
+  graph::Value weight = {.name = "w",
+                         .shape = {16, 1, 3, 3},
+                         .kind = graph::ValueKind::Constant,
+                         .hasData = true,
+                         .floatData = std::vector<double>(144, 0.5)};
+  const graph::ValueId w = model.addValue(std::move(weight));
+  const graph::ValueId y = model.addValue({.name = "y"});
+  model.addNode(
+      {.name = "dw",
+       .op = "Conv",
+       .attributes = {{"group", std::int64_t{16}}, {"pads", std::vector<std::int64_t>{1, 1, 1, 1}}},
+       .inputs = {x, w},
+       .outputs = {y}});
+  model.outputs.push_back(y);
+  graph::inferShapes(model, 17);
+  graph::simplify(model);
+  const auto statistics = graph::convertToBlockedLayout(model, 16);
+  EXPECT_EQ(statistics.depthwise, 1);
+  EXPECT_EQ(statistics.transforms, 2); // in and out
+  EXPECT_EQ(countOps(model, graph::kDepthwiseConvNCHWcOp), 1);
 }
 
 TEST(BlockedLayout, ConvertedModelsComputeWhatTheNchwModelComputes) {

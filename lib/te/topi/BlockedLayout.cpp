@@ -41,9 +41,29 @@ BlockedWindow readBlockedWindow(const OperatorContext& context, const Shape& dat
   return window;
 }
 
-Tensor padBlocked(const OperatorContext& context, const Tensor& data, const BlockedWindow& window) {
-  return spreadAndPad(context.stageName + ".pad", data, typedConstant(0.0, data->dtype), {1, 1},
-                      window.padsBegin, window.paddedExtents, 1);
+// What both blocked convolutions build before their reduction: the checked window, the result
+// shape [N, outBlocks, OH, OW, lanes] (which the task must record) and the padded data.
+struct BlockedConvolution {
+  BlockedWindow window;
+  Shape resultShape;
+  Tensor source;
+};
+
+BlockedConvolution prepareBlockedConvolution(const OperatorContext& context, const Tensor& data,
+                                             const Tensor& weight, std::int64_t outBlocks,
+                                             std::int64_t lanes) {
+  if (data->dtype != weight->dtype)
+    context.fail("data and weight have different dtypes");
+  BlockedConvolution convolution;
+  convolution.window = readBlockedWindow(context, data->shape, weight->shape);
+  const BlockedWindow& window = convolution.window;
+  convolution.resultShape = {data->shape[0], outBlocks, window.outputExtents[0],
+                             window.outputExtents[1], lanes};
+  requireOutputShape(context, convolution.resultShape);
+  convolution.source =
+      spreadAndPad(context.stageName + ".pad", data, typedConstant(0.0, data->dtype), {1, 1},
+                   window.padsBegin, window.paddedExtents, 1);
+  return convolution;
 }
 
 // The input rows and columns that output position (indices[2], indices[3]) reads at a tap.
@@ -80,13 +100,8 @@ std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
                  "got [" +
                  graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "] with group " +
                  std::to_string(group));
-  if (data->dtype != weight->dtype)
-    context.fail("data and weight have different dtypes");
-  const BlockedWindow window = readBlockedWindow(context, in, w);
-  const Shape resultShape = {in[0], w[0], window.outputExtents[0], window.outputExtents[1], w[5]};
-  requireOutputShape(context, resultShape);
-
-  const Tensor source = padBlocked(context, data, window);
+  const auto [window, resultShape, source] =
+      prepareBlockedConvolution(context, data, weight, w[0], w[5]);
   ReductionAxes axes;
   const Expr channelBlock = axes.add(context.stageName + ".rcb", w[1]);
   const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
@@ -115,13 +130,8 @@ std::vector<Tensor> lowerDepthwiseConvNCHWc(const OperatorContext& context) {
   if (in.size() != 5 || w.size() != 6 || w[0] != in[1] || w[1] != 1 || w[4] != 1 || w[5] != in[4])
     context.fail("expects data [N, C/x, H, W, x] and weight [C/x, 1, KH, KW, 1, x], got [" +
                  graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "]");
-  if (data->dtype != weight->dtype)
-    context.fail("data and weight have different dtypes");
-  const BlockedWindow window = readBlockedWindow(context, in, w);
-  const Shape resultShape = {in[0], in[1], window.outputExtents[0], window.outputExtents[1], in[4]};
-  requireOutputShape(context, resultShape);
-
-  const Tensor source = padBlocked(context, data, window);
+  const auto [window, resultShape, source] =
+      prepareBlockedConvolution(context, data, weight, in[1], in[4]);
   ReductionAxes axes;
   const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
   const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
