@@ -12,7 +12,6 @@
 // In the blocked layout (graph::layoutAttributeBlock) the data is [N, C/x, spatial..., x]: the
 // windows and reductions cover the spatial axes, and the channels of a block are one more axis
 // copied through, the vector lanes of a schedule.
-#include "graph/BlockedLayout.h"
 #include "support/Error.h"
 #include "te/topi/Common.h"
 
