@@ -6,6 +6,7 @@
 
 #include "graph/OpRegistry.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 
@@ -181,6 +182,14 @@ private:
     return 0;
   }
 
+  // Whether every operand slot of `node` is filled with a value that `accept` takes.
+  template <class Accept>
+  bool everyOperand(const Node& node, Accept accept) const {
+    return std::all_of(node.inputs.begin(), node.inputs.end(), [&](ValueId input) {
+      return input != kNoValue && accept(graph_.values[input]);
+    });
+  }
+
   // An element-wise node stays blocked when one of its inputs exists only blocked. Its other
   // inputs are brought to that block: activations with the output's channels, which may
   // broadcast over N, H or W (the [N, C, 1, 1] scale of a squeeze-and-excitation block), and
@@ -197,22 +206,18 @@ private:
     const std::int64_t block = onlyBlockedInput(node);
     if (block == 0)
       return false;
-    for (ValueId input : node.inputs) {
-      if (input == kNoValue)
-        return false;
-      const Value& value = graph_.values[input];
-      if (value.kind == ValueKind::Constant) {
-        if (elementCount(value.shape) != 1)
-          return false;
-        continue;
-      }
+    const bool broadcastable = everyOperand(node, [&](const Value& value) {
+      if (value.kind == ValueKind::Constant)
+        return elementCount(value.shape) == 1;
       if (value.shape.size() != 4 || value.shape[1] != output.shape[1])
         return false;
       for (std::size_t axis : {0, 2, 3})
         if (value.shape[axis] != output.shape[axis] && value.shape[axis] != 1)
           return false;
-    }
-
+      return true;
+    });
+    if (!broadcastable)
+      return false;
     emitBlocked(node, block, /*layoutAttribute=*/false, node.inputs.size());
     ++statistics_.elementwise;
     return true;
@@ -226,14 +231,11 @@ private:
     const std::int64_t block = onlyBlockedInput(node);
     if (block == 0)
       return false;
-    for (ValueId input : node.inputs) {
-      if (input == kNoValue)
-        return false;
-      const Value& value = graph_.values[input];
-      if (value.kind == ValueKind::Constant || value.shape.size() != 4 ||
-          value.shape[1] % block != 0)
-        return false;
-    }
+    if (!everyOperand(node, [&](const Value& value) {
+          return value.kind != ValueKind::Constant && value.shape.size() == 4 &&
+                 value.shape[1] % block == 0;
+        }))
+      return false;
     emitBlocked(node, block, /*layoutAttribute=*/false, node.inputs.size());
     ++statistics_.concatenations;
     return true;
