@@ -74,6 +74,9 @@ private:
       population.push_back(
           {*history_.fastest[i], findSketch(task_.sketches, history_.fastest[i]->steps)});
     report_.measuredSeeds = static_cast<int>(seeds);
+    for (const Candidate& candidate : history_.transferred)
+      population.push_back({candidate, findSketch(task_.sketches, candidate.steps)});
+    report_.transferSeeds = static_cast<int>(history_.transferred.size());
     report_.sampleSeconds += secondsSince(start);
     return population;
   }
@@ -181,7 +184,8 @@ private:
     return next;
   }
 
-  // Ansor's PickStatesWithEpsGreedy: the best kept candidates first, then the random share.
+  // The transferred share, then Ansor's PickStatesWithEpsGreedy: the best kept candidates
+  // first, then the random share.
   std::vector<Candidate> pick(int count, const std::vector<std::size_t>& randomOrder) {
     std::vector<std::pair<double, const Candidate*>> ranked;
     for (const auto& [text, scored] : best_)
@@ -189,9 +193,13 @@ private:
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second->text < b.second->text;
     });
-    const int randomShare = static_cast<int>(options_.epsGreedy * count);
-    std::vector<Candidate> chosen;
+    std::vector<Candidate> chosen = firstTransferred(
+        history_, std::min(count, static_cast<int>(options_.transferShare * count + 0.5)));
+    report_.transferred = static_cast<int>(chosen.size());
     std::unordered_set<std::string> taken;
+    for (const Candidate& candidate : chosen)
+      taken.insert(candidate.text);
+    const int randomShare = static_cast<int>(options_.epsGreedy * count);
     std::size_t nextBest = 0, nextRandom = 0;
     auto takeBest = [&] {
       for (; nextBest < ranked.size(); ++nextBest)
@@ -243,13 +251,13 @@ std::vector<Candidate> EvolutionarySearch::propose(const SearchTask& task,
                 : std::vector<Candidate>{};
   report_.proposed = static_cast<int>(proposed.size());
   report_.seconds = secondsSince(start);
-  spdlog::debug("evolution of {}: {} sampled + {} measured seeds, {} generations, {}/{} valid "
-                "mutations, {} scored, {} proposed ({} random) in {:.2f} s: sampling {:.2f} s, "
-                "scoring {:.2f} s, mutating {:.2f} s",
-                task.task.key, report_.sampled, report_.measuredSeeds, report_.generations,
-                report_.validMutations, report_.mutations, report_.scored, report_.proposed,
-                report_.randomlyPicked, report_.seconds, report_.sampleSeconds,
-                report_.scoreSeconds, report_.mutateSeconds);
+  spdlog::debug("evolution of {}: {} sampled + {} measured + {} transferred seeds, {} "
+                "generations, {}/{} valid mutations, {} scored, {} proposed ({} random, {} "
+                "transferred) in {:.2f} s: sampling {:.2f} s, scoring {:.2f} s, mutating {:.2f} s",
+                task.task.key, report_.sampled, report_.measuredSeeds, report_.transferSeeds,
+                report_.generations, report_.validMutations, report_.mutations, report_.scored,
+                report_.proposed, report_.randomlyPicked, report_.transferred, report_.seconds,
+                report_.sampleSeconds, report_.scoreSeconds, report_.mutateSeconds);
   return proposed;
 }
 

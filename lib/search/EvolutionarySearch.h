@@ -2,13 +2,15 @@
 // tuner. One round for a task:
 //   1. the initial population: `population` random completions of the task's sketches
 //      (Sample.h) that were not measured, plus the fastest measured candidates, up to
-//      measuredSeedRatio of the population;
+//      measuredSeedRatio of the population, and the schedules transferred from sibling tasks;
 //   2. `iterations` generations: every individual is scored by the cost model, the best
 //      unmeasured ones seen so far are kept (twice the round's size), and the next generation
 //      is drawn from the current one with probability proportional to score, each child
 //      mutated (Mutation.h) with mutationProbability;
-//   3. ε-greedy: the round is the best kept candidates, except epsGreedy of them drawn at random
-//      from the initial population, so that a misleading cost model cannot starve the search.
+//   3. the round: first up to transferShare of it from the transferred schedules, fastest donor
+//      first, since the cost model may know this task too little to rank them; then ε-greedy,
+//      the best kept candidates except epsGreedy of them drawn at random from the initial
+//      population, so that a misleading cost model cannot starve the search.
 // No candidate measured before is ever proposed, and none twice. Each generation is built and
 // lowered on the process's thread pool; slot i of generation g draws from its own stream, so a
 // round depends on the seed, not on the thread count.
@@ -26,6 +28,7 @@ struct EvolutionOptions {
   double mutationProbability = 0.85;
   double epsGreedy = 0.05;
   double measuredSeedRatio = 0.2;
+  double transferShare = 0.125;
   MutationWeights weights = {};
   SampleOptions sampling = {};
 };
@@ -34,12 +37,14 @@ struct EvolutionOptions {
 struct EvolutionReport {
   int sampled = 0;       // valid unmeasured random completions in the initial population
   int measuredSeeds = 0; // fastest measured candidates added to it
+  int transferSeeds = 0; // schedules transferred from sibling tasks added to it
   int generations = 0;
   int mutations = 0;      // mutations tried
   int validMutations = 0; // mutated schedules that replayed and lowered
   int scored = 0;         // distinct candidates the cost model scored
   int proposed = 0;
   int randomlyPicked = 0; // of proposed, the ε-greedy share
+  int transferred = 0;    // of proposed, schedules transferred from sibling tasks
   double seconds = 0;
   double sampleSeconds = 0; // drawing and lowering the initial population
   double scoreSeconds = 0;  // the cost model's predictions (features included)

@@ -2,7 +2,8 @@
 // own: each round draws a pool of GPU schedules (GpuSample.h, Ansor's SSSRRSRS tiling), drops
 // those measured before, ranks the rest with the cost model and proposes the best, with a share
 // picked at random among the others (Ansor's eps-greedy), so that a cost model trained on the
-// run's own measurements keeps seeing what it would not have chosen.
+// run's own measurements keeps seeing what it would not have chosen. Schedules transferred
+// from sibling tasks come first, as in EvolutionarySearch.
 #pragma once
 
 #include "search/GpuSample.h"
@@ -11,8 +12,9 @@
 namespace clustune::search {
 
 struct GpuSampleSearchOptions {
-  int pool = 512;           // schedules drawn per round, before the measured ones are dropped
-  double randomShare = 0.1; // of the proposals, picked at random instead of by the model
+  int pool = 512;               // schedules drawn per round, before the measured ones are dropped
+  double randomShare = 0.1;     // of the proposals, picked at random instead of by the model
+  double transferShare = 0.125; // of the proposals, taken first from the transferred schedules
   GpuSampleOptions sampling = {};
 };
 

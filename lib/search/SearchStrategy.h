@@ -33,7 +33,13 @@ struct SearchHistory {
   const std::unordered_set<std::string>* measured = nullptr;
   // Valid measured candidates, fastest first: they seed the population.
   std::span<const Candidate* const> fastest = {};
+  // The fastest schedules of sibling tasks rewritten for this one (ScheduleTransfer.h), fastest
+  // donor first, none measured for this task: a strategy measures some of them first.
+  std::span<const Candidate> transferred = {};
 };
+
+// The first `limit` transferred candidates of `history` (all of them for a negative limit).
+std::vector<Candidate> firstTransferred(const SearchHistory& history, int limit);
 
 class SearchStrategy {
 public:

@@ -1,6 +1,7 @@
 // See Tuner.h.
 #include "tune/Tuner.h"
 
+#include "search/ScheduleTransfer.h"
 #include "support/Error.h"
 #include "support/Stopwatch.h"
 
@@ -9,6 +10,8 @@
 #include <cmath>
 #include <limits>
 #include <spdlog/spdlog.h>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace clustune::tune {
 namespace {
@@ -27,6 +30,8 @@ struct Tuner::TaskState {
   // Valid measured candidates, owned here so that Measurements and seeds can point at them.
   std::vector<std::unique_ptr<search::Candidate>> valid;
   std::vector<std::pair<double, const search::Candidate*>> fastest; // ascending, capped
+  std::vector<int> siblings;                        // tasks whose schedules transfer to this one
+  std::unordered_set<std::string> transferredTexts; // this run's measured transfers
 
   void addValid(std::unique_ptr<search::Candidate> candidate, double seconds, std::size_t cap) {
     best = std::min(best, seconds);
@@ -64,6 +69,15 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
     tasks_.push_back(std::move(state));
   }
   summary_.tasks = static_cast<int>(tasks_.size());
+  std::unordered_map<std::string, std::vector<int>> byTransferKey;
+  for (std::size_t t = 0; t < tasks_.size(); ++t)
+    if (std::string key = search::transferKey(tasks_[t]->search.workload); !key.empty())
+      byTransferKey[key].push_back(static_cast<int>(t));
+  for (const auto& [key, group] : byTransferKey)
+    for (int t : group)
+      for (int sibling : group)
+        if (sibling != t)
+          tasks_[static_cast<std::size_t>(t)]->siblings.push_back(sibling);
 }
 
 Tuner::~Tuner() = default;
@@ -97,8 +111,12 @@ TuneSummary Tuner::run() {
   const double defaults = weightedSeconds(true), estimated = weightedSeconds(false);
   summary_.defaultSeconds = std::isfinite(defaults) ? defaults : 0;
   summary_.estimatedSeconds = std::isfinite(estimated) ? estimated : 0;
-  for (std::size_t t = 0; t < tasks_.size(); ++t)
+  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    const TaskState& task = *tasks_[t];
     summary_.exhaustedTasks += scheduler_.exhausted(static_cast<int>(t)) ? 1 : 0;
+    if (!task.fastest.empty() && task.transferredTexts.contains(task.fastest.front().second->text))
+      ++summary_.transferredBestTasks;
+  }
   return summary_;
 }
 
@@ -197,13 +215,21 @@ bool Tuner::runRound() {
   std::vector<const search::Candidate*> fastest;
   for (const auto& [seconds, candidate] : task.fastest)
     fastest.push_back(candidate);
-  const search::SearchHistory history{.measured = &database_.measuredTexts(task.search.task.key),
-                                      .fastest = fastest};
   RoundTimes times;
   auto start = SteadyClock::now();
+  const std::vector<search::Candidate> transferred = transferredCandidates(t);
+  const search::SearchHistory history{.measured = &database_.measuredTexts(task.search.task.key),
+                                      .fastest = fastest,
+                                      .transferred = transferred};
   std::vector<search::Candidate> proposed = strategy_.propose(
       task.search, history, model_, std::min(options_.perRound, trialsLeft()), rng);
   times.search = secondsSince(start);
+  for (const search::Candidate& candidate : proposed)
+    if (std::any_of(transferred.begin(), transferred.end(),
+                    [&](const search::Candidate& offer) { return offer.text == candidate.text; })) {
+      task.transferredTexts.insert(candidate.text);
+      ++summary_.transferredTrials;
+    }
   summary_.searchSeconds += times.search;
   if (proposed.empty()) {
     spdlog::info("task {} ({}): the search space holds no more candidates", task.search.task.key,
@@ -222,6 +248,48 @@ bool Tuner::runRound() {
   learn(valid, times);
   report(round, t, measured, static_cast<int>(valid.size()), times);
   return true;
+}
+
+std::vector<search::Candidate> Tuner::transferredCandidates(int t) const {
+  const TaskState& task = *tasks_[static_cast<std::size_t>(t)];
+  if (options_.transferSeeds <= 0 || task.siblings.empty())
+    return {};
+  const std::unordered_set<std::string>& measured = database_.measuredTexts(task.search.task.key);
+  std::vector<std::pair<double, search::Candidate>> offers;
+  std::unordered_set<std::string> offered;
+  for (int s : task.siblings) {
+    const TaskState& sibling = *tasks_[static_cast<std::size_t>(s)];
+    // Lowering is the cost of an offer, so a sibling whose schedules do not fit is given up on.
+    int taken = 0, tried = 0;
+    for (const auto& [seconds, donor] : sibling.fastest) {
+      if (taken == options_.transferSeeds || tried++ == 4 * options_.transferSeeds)
+        break;
+      // Rewritten, a sibling's default is close to this task's own, which round 0 measured.
+      if (donor->text == sibling.defaultText)
+        continue;
+      std::optional<std::vector<schedule::Step>> steps =
+          search::transferSchedule(sibling.search.workload, donor->steps, task.search.workload);
+      if (!steps)
+        continue;
+      std::optional<search::Candidate> candidate =
+          search::makeCandidate(task.search.workload, std::move(*steps));
+      if (!candidate || measured.contains(candidate->text) ||
+          !offered.insert(candidate->text).second)
+        continue;
+      offers.emplace_back(seconds, std::move(*candidate));
+      ++taken;
+    }
+  }
+  std::stable_sort(offers.begin(), offers.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<search::Candidate> result;
+  for (auto& [seconds, candidate] : offers)
+    if (static_cast<int>(result.size()) < options_.transferSeeds)
+      result.push_back(std::move(candidate));
+  if (!result.empty())
+    spdlog::debug("task {}: {} schedules transferred from {} sibling task(s)", task.search.task.key,
+                  result.size(), task.siblings.size());
+  return result;
 }
 
 std::vector<search::Measurement>

@@ -7,6 +7,9 @@
 // search::TaskScheduler, Database, MeasureCallback), as in TVM MetaSchedule, so experiments
 // swap one without touching the loop.
 //
+// A round also offers the strategy the fastest schedules of the task's siblings, tasks whose
+// reductions are the same computation (ScheduleTransfer.h).
+//
 // Rerunning on the same log resumes: the Database holds the earlier trials and seconds, the
 // scheduler's state is rebuilt from the rounds recorded in the log, and the cost model learns
 // from the earlier measurements before the first new round.
@@ -34,6 +37,9 @@ struct TuneOptions {
   double timeBudgetSeconds = 0; // no round starts after this; 0: no limit
   int perRound = 64;            // candidates measured per round, at most
   int fastestSeeds = 410;       // fastest measured candidates kept per task as seeds
+  // The most schedules of sibling tasks (search/ScheduleTransfer.h) rewritten for a round's
+  // task and offered to the search strategy, fastest donor first; 0: no transfer.
+  int transferSeeds = 16;
   // The most a round's cost-model update may take, as a share of the round's search and
   // measurement time; 0: no limit. Resuming learns a whole log without a limit.
   double updateShare = 0.1;
@@ -59,7 +65,9 @@ struct TuneSummary {
   double defaultSeconds = 0;         // Σ weight × default latency (0: unknown)
   double estimatedSeconds = 0;       // Σ weight × best latency (0: unknown)
   int exhaustedTasks = 0;
-  std::string stoppedBy = {}; // "trials", "time_budget" or "exhausted"
+  int transferredTrials = 0;    // this run's candidates that were sibling tasks' schedules
+  int transferredBestTasks = 0; // tasks whose fastest schedule is one transferred to them
+  std::string stoppedBy = {};   // "trials", "time_budget" or "exhausted"
 };
 
 class Tuner {
@@ -90,6 +98,9 @@ private:
   std::vector<search::Measurement>
   measure(std::vector<std::pair<int, search::Candidate>> candidates, int round);
   void learn(const std::vector<search::Measurement>& measurements, RoundTimes& times);
+  // The fastest schedules of task t's siblings that replay on it and were not measured for it,
+  // fastest donor first, at most options_.transferSeeds.
+  std::vector<search::Candidate> transferredCandidates(int t) const;
   void report(int round, int task, int measured, int valid, const RoundTimes& times);
   double elapsedSeconds() const;
   double weightedSeconds(bool defaults) const;

@@ -7,9 +7,10 @@
 # one minute. Prints one line per round and build, then the median of each column per build.
 # Nothing here passes or fails.
 #   test/bench/tuned_vs_ort.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
-#       [--out DIR] LABEL=BINDIR[:LAYOUT] [LABEL=BINDIR[:LAYOUT] ...]
+#       [--out DIR] LABEL=BINDIR[:LAYOUT[:TUNE_FLAGS]] [LABEL=...]
 # BINDIR holds clustune-tune, clustune-run and clustune-worker; LAYOUT is the --layout the build
-# tunes and runs with (NCHW by default; NCHW16c for the blocked layout).
+# tunes and runs with (NCHW by default; NCHW16c for the blocked layout); TUNE_FLAGS are more
+# clustune-tune options, commas for spaces (e.g. nt=build/bin:NCHW16c:--no-transfer).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -22,7 +23,7 @@ while [[ $# -gt 0 ]]; do
     --repeat) repeat=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
@@ -30,16 +31,21 @@ done
 [[ ${#builds[@]} -ge 1 ]] || { echo "error: name at least one LABEL=BINDIR" >&2; exit 1; }
 mkdir -p "$out"
 
-# LABEL=BINDIR[:LAYOUT] into $label, $bin and $layout.
+# LABEL=BINDIR[:LAYOUT[:TUNE_FLAGS]] into $label, $bin, $layout and the array $flags.
 parse_build() {
-  label=${1%%=*} bin=${1#*=} layout=NCHW
-  if [[ $bin == *:* ]]; then layout=${bin##*:} bin=${bin%:*}; fi
+  label=${1%%=*} bin=${1#*=} layout=NCHW flags=()
+  if [[ $bin == *:* ]]; then layout=${bin#*:} bin=${bin%%:*}; fi
+  if [[ $layout == *:* ]]; then
+    IFS=, read -r -a flags <<< "${layout#*:}"
+    layout=${layout%%:*}
+  fi
 }
 
 for build in "${builds[@]}"; do
   parse_build "$build"
   rm -f "$out/$label.tune.jsonl"
   "$bin/clustune-tune" "models/$model.onnx" --layout "$layout" --trials "$trials" --seed 0 -q \
+    ${flags[@]+"${flags[@]}"} \
     -o "$out/$label.tune.jsonl" > "$out/$label.tune.summary.json"
   echo "$label: tuned $trials trials in $(jq .seconds "$out/$label.tune.summary.json") s," \
     "estimated $(jq .estimated_ms "$out/$label.tune.summary.json") ms" >&2

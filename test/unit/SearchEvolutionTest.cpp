@@ -1,7 +1,8 @@
 // Evolutionary search (search/EvolutionarySearch.h): it proposes distinct, unmeasured, valid
 // candidates, deterministically for a seed; with a cost model that knows what is fast it
-// proposes better candidates than random sampling; ε-greedy keeps a random share; and a space
-// whose every schedule was measured yields nothing.
+// proposes better candidates than random sampling; ε-greedy keeps a random share; schedules
+// transferred from sibling tasks open the round; and a space whose every schedule was measured
+// yields nothing.
 #include "SearchTestSupport.h"
 #include "search/EvolutionarySearch.h"
 #include "search/RandomCostModel.h"
@@ -119,6 +120,27 @@ TEST(SearchEvolution, MeasuredSeedsJoinThePopulation) {
        search.propose(task, {.measured = &measured, .fastest = fastest}, model, 16, rng))
     EXPECT_FALSE(measured.contains(candidate.text));
   EXPECT_EQ(search.lastReport().measuredSeeds, 5);
+}
+
+TEST(SearchEvolution, TransferredSchedulesOpenTheRoundAndSeedThePopulation) {
+  const SearchTask task = makeSearchTask(matmulTask(32, 48, 64));
+  std::vector<Candidate> transferred;
+  for (const Steps& steps : sample(task.workload, 5, 9, {.cores = 2}))
+    transferred.push_back(*makeCandidate(task.workload, steps));
+  EvolutionarySearch search(smallOptions());
+  InnermostFactorModel model;
+  Rng rng(6);
+  const std::vector<Candidate> proposed =
+      search.propose(task, {.transferred = transferred}, model, 16, rng);
+  ASSERT_EQ(proposed.size(), 16u);
+  // round(0.125 × 16) = 2, in the order given, whatever the model thinks of them.
+  EXPECT_EQ(proposed[0].text, transferred[0].text);
+  EXPECT_EQ(proposed[1].text, transferred[1].text);
+  EXPECT_EQ(search.lastReport().transferred, 2);
+  EXPECT_EQ(search.lastReport().transferSeeds, 5);
+  std::set<std::string> texts;
+  for (const Candidate& candidate : proposed)
+    EXPECT_TRUE(texts.insert(candidate.text).second);
 }
 
 TEST(SearchEvolution, AnExhaustedSpaceYieldsNothing) {

@@ -4,7 +4,7 @@
 // Rerunning the same command resumes the log. See docs/tuning.md.
 //   clustune-tune MODEL.onnx... | --tasks tasks.jsonl -o tuning.jsonl [--trials N]
 //                 [--time-budget SEC] [--mode cluster|global|online|random] [--cost-model DIR]
-//                 [--no-update] [--update-share 0.1] [--per-round 64]
+//                 [--no-update] [--update-share 0.1] [--per-round 64] [--no-transfer]
 //                 [--scheduler gradient|round-robin]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/Target.h"
@@ -98,6 +98,8 @@ nlohmann::ordered_json summaryJson(const tune::TuneSummary& summary, const std::
                         ? nlohmann::ordered_json(summary.defaultSeconds / summary.estimatedSeconds)
                         : nlohmann::ordered_json();
   json["exhausted_tasks"] = summary.exhaustedTasks;
+  json["transferred_trials"] = summary.transferredTrials;
+  json["transferred_best_tasks"] = summary.transferredBestTasks;
   json["stopped_by"] = summary.stoppedBy;
   return json;
 }
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
   std::optional<int> trials;
   double timeBudget = 0, timeout = 10, buildTimeout = 30, updateShare = 0.1;
   bool noUpdate = false;
+  bool noTransfer = false;
   int perRound = 64;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
@@ -145,6 +148,10 @@ int main(int argc, char** argv) {
                  "within it")
       ->capture_default_str();
   app.add_option("--per-round", perRound, "Candidates measured per round")->capture_default_str();
+  app.add_flag("--no-transfer", noTransfer,
+               "Do not try the fastest schedules of sibling tasks (tasks whose reductions are "
+               "the same computation, such as a convolution with and without a residual "
+               "addition) in a task's rounds");
   app.add_option("--scheduler", schedulerName, "Task scheduler: gradient or round-robin")
       ->capture_default_str();
   app.add_option("--population", evolution.population, "Evolutionary search population")
@@ -293,6 +300,7 @@ int main(int argc, char** argv) {
          .timeBudgetSeconds = timeBudget,
          .perRound = perRound,
          .fastestSeeds = static_cast<int>(evolution.measuredSeedRatio * evolution.population),
+         .transferSeeds = noTransfer ? 0 : 16,
          .updateShare = updateShare,
          .seed = common.seed,
          .target = targetString,
