@@ -5,7 +5,7 @@
 //   clustune-tune MODEL.onnx... | --tasks tasks.jsonl -o tuning.jsonl [--trials N]
 //                 [--time-budget SEC] [--mode cluster|global|online|random] [--cost-model DIR]
 //                 [--no-update] [--update-share 0.1] [--per-round 64] [--no-transfer]
-//                 [--scheduler gradient|round-robin]
+//                 [--scheduler gradient|round-robin] [--cache-flush]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/Target.h"
 #include "graph/Partition.h"
@@ -182,6 +182,9 @@ int main(int argc, char** argv) {
   app.add_option("--min-repeat-ms", timing.minRepeatMs,
                  "Runs per repeat are raised until a repeat lasts this long")
       ->capture_default_str();
+  app.add_flag("--cache-flush", timing.cacheFlush,
+               "Flush the caches before every timed run, so that candidates are chosen by their "
+               "cost with cold weights, as a large model's layers run");
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {

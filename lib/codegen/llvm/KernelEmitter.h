@@ -2,9 +2,9 @@
 // translation of loop nests into LLVM IR functions of a module, shared by the CPU and CUDA back
 // ends. Statements are emitted by StmtEmitter.cpp, expressions by ExprEmitter.cpp (math calls
 // by CallEmitter.cpp), loads and stores by MemoryEmitter.cpp, index sums by IndexEmitter.cpp;
-// ValueNumbering.cpp shares what the copies of an unrolled body compute alike. The function frames are each back end's: the
-// CPU entry point and outlined parallel bodies in cpu/CpuKernelFrame.cpp, CUDA kernels and
-// thread-bound loops in cuda/GpuKernelFrame.cpp.
+// ValueNumbering.cpp shares what the copies of an unrolled body compute alike. The function frames
+// are each back end's: the CPU entry point and outlined parallel bodies in cpu/CpuKernelFrame.cpp,
+// CUDA kernels and thread-bound loops in cuda/GpuKernelFrame.cpp.
 //
 // Vectorized loops run as vector lanes: while one is emitted, `lanes_` is set, the loop variable
 // is bound to the vector <base, base+1, ...>, and every expression yields either a scalar (the
@@ -135,6 +135,9 @@ private:
   // registers as they take; nullptr where libmvec has no such function.
   llvm::Value* emitVectorMathCall(const std::string& scalarName,
                                   const std::vector<llvm::Value*>& arguments);
+  // exp of a vector through libmvec, with the lanes whose result is exactly 0 or +inf kept off
+  // libmvec's slow path; nullptr where libmvec has no exp.
+  llvm::Value* emitVectorExp(llvm::Value* x);
 
   // MemoryEmitter.cpp
   llvm::Value* loadFromMemory(const te::Buffer& buffer, const te::Expr& index);
