@@ -193,8 +193,7 @@ private:
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second->text < b.second->text;
     });
-    std::vector<Candidate> chosen = firstTransferred(
-        history_, std::min(count, static_cast<int>(options_.transferShare * count + 0.5)));
+    std::vector<Candidate> chosen = firstTransferred(history_, count, options_.transferShare);
     report_.transferred = static_cast<int>(chosen.size());
     std::unordered_set<std::string> taken;
     for (const Candidate& candidate : chosen)

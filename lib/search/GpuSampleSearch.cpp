@@ -15,8 +15,7 @@ std::vector<Candidate> GpuSampleSearch::propose(const SearchTask& task,
                                                 int count, Rng& rng) {
   if (count <= 0)
     return {};
-  std::vector<Candidate> proposed = firstTransferred(
-      history, std::min(count, static_cast<int>(options_.transferShare * count + 0.5)));
+  std::vector<Candidate> proposed = firstTransferred(history, count, options_.transferShare);
   const int transferred = static_cast<int>(proposed.size());
   count -= transferred;
   std::vector<Candidate> pool;

@@ -13,11 +13,10 @@ SearchTask makeSearchTask(const graph::Task& task) {
   return SearchTask{.task = task, .workload = std::move(workload), .sketches = std::move(sketches)};
 }
 
-std::vector<Candidate> firstTransferred(const SearchHistory& history, int limit) {
-  const std::size_t count =
-      limit < 0 ? history.transferred.size()
-                : std::min(history.transferred.size(), static_cast<std::size_t>(limit));
-  return {history.transferred.begin(), history.transferred.begin() + count};
+std::vector<Candidate> firstTransferred(const SearchHistory& history, int count, double share) {
+  const int wanted = std::clamp(static_cast<int>(share * count + 0.5), 0, std::max(count, 0));
+  const std::size_t taken = std::min(history.transferred.size(), static_cast<std::size_t>(wanted));
+  return {history.transferred.begin(), history.transferred.begin() + taken};
 }
 
 } // namespace clustune::search

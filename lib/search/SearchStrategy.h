@@ -38,8 +38,9 @@ struct SearchHistory {
   std::span<const Candidate> transferred = {};
 };
 
-// The first `limit` transferred candidates of `history` (all of them for a negative limit).
-std::vector<Candidate> firstTransferred(const SearchHistory& history, int limit);
+// What a round of `count` candidates measures first: the first round(share × count) transferred
+// candidates of `history`, at most `count`.
+std::vector<Candidate> firstTransferred(const SearchHistory& history, int count, double share);
 
 class SearchStrategy {
 public:

@@ -1,6 +1,7 @@
 // The GPU search strategy (search/GpuSampleSearch.h): it proposes distinct GPU schedules not
 // measured before, as many as asked while the space has them; the model's favourites make up
-// all but the random share; and a space whose every schedule was measured yields nothing.
+// all but the random share; schedules transferred from sibling tasks open the round; and a
+// space whose every schedule was measured yields nothing.
 #include "SearchTestSupport.h"
 #include "search/GpuSampleSearch.h"
 
@@ -58,6 +59,25 @@ TEST(GpuSampleSearch, ProposesDistinctUnmeasuredGpuSchedulesThatFollowTheModel) 
   Rng again(3);
   for (const Candidate& candidate : search.propose(task, {.measured = &measured}, model, 16, again))
     EXPECT_FALSE(measured.count(candidate.text)) << candidate.text;
+}
+
+TEST(GpuSampleSearch, TransferredSchedulesOpenTheRound) {
+  const SearchTask task = makeSearchTask(matmulTask(64, 64, 64));
+  std::vector<Candidate> transferred;
+  for (std::vector<schedule::Step>& steps : sampleGpu(task.workload, 4, 9, {}))
+    transferred.push_back(*makeCandidate(task.workload, std::move(steps)));
+  GpuSampleSearch search({.pool = 128});
+  UnrollModel model;
+  Rng rng(5);
+  const std::vector<Candidate> proposed =
+      search.propose(task, {.transferred = transferred}, model, 16, rng);
+  ASSERT_EQ(proposed.size(), 16u);
+  // round(0.125 × 16) = 2, in the order given.
+  EXPECT_EQ(proposed[0].text, transferred[0].text);
+  EXPECT_EQ(proposed[1].text, transferred[1].text);
+  std::set<std::string> texts;
+  for (const Candidate& candidate : proposed)
+    EXPECT_TRUE(texts.insert(candidate.text).second) << candidate.text;
 }
 
 TEST(GpuSampleSearch, AnExhaustedSpaceYieldsNothing) {
