@@ -2,7 +2,8 @@
 // `repeat` repeats of `number` runs each, where `number` is raised until one repeat lasts at
 // least `minRepeatMs`, so that short kernels are not timed at the clock's resolution. With
 // cacheFlush, a buffer larger than the last-level cache is written before every run and only the
-// run itself is timed, so every run starts with cold caches, as Tenset measured its dataset.
+// run itself is timed, so every run starts with cold caches, as Tenset measured its dataset; the
+// minimum length of a repeat then counts the flushes too.
 // A cost is the mean seconds per run of one repeat; the record keeps all of them.
 #pragma once
 

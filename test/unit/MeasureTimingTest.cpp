@@ -84,6 +84,16 @@ TEST(MeasureTimingTest, CacheFlushingExcludesTheFlushFromTheCost) {
   EXPECT_GE(cacheFlushBytes(), std::int64_t{1} << 20);
 }
 
+TEST(MeasureTimingTest, WithCacheFlushingTheMinimumRepeatCountsTheFlushes) {
+  // An empty run takes nanoseconds and a flush at least tens of microseconds: counted in kernel
+  // time alone, 5 ms would take hundreds of thousands of flushes.
+  int runs = 0;
+  const auto costs =
+      timeRuns([&] { ++runs; }, {.number = 1, .repeat = 2, .minRepeatMs = 5, .cacheFlush = true});
+  ASSERT_EQ(costs.size(), 2u);
+  EXPECT_LT(runs, 10'000);
+}
+
 TEST(MeasureTimingTest, RejectsEmptySettings) {
   EXPECT_THROW(timeRuns([] {}, {.number = 0}), Error);
   EXPECT_THROW(timeRuns([] {}, {.repeat = 0}), Error);
