@@ -296,6 +296,45 @@ def tiny_mobile():
     return _model(graph)
 
 
+def tiny_video():
+    """r3d_18 in miniature: 3-D convolutions with a (1, 2, 2)-strided stem, a residual block and a
+    stride-2 block with a 1x1x1 shortcut, for the blocked layout over video."""
+    rng = np.random.default_rng(21)
+    inits = [
+        _init("stem.weight", _rand(rng, 8, 3, 3, 7, 7) * np.float32(0.3)),
+        _init("stem.bias", _rand(rng, 8)),
+        _init("a.weight", _rand(rng, 8, 8, 3, 3, 3) * np.float32(0.3)),
+        _init("a.bias", _rand(rng, 8)),
+        _init("b.weight", _rand(rng, 8, 8, 3, 3, 3) * np.float32(0.3)),
+        _init("down.weight", _rand(rng, 16, 8, 3, 3, 3) * np.float32(0.3)),
+        _init("down.bias", _rand(rng, 16)),
+        _init("short.weight", _rand(rng, 16, 8, 1, 1, 1)),
+    ]
+    conv = lambda name, x, w, k, s, p: helper.make_node(  # noqa: E731
+        "Conv", [x] + w, [name + "_out"], name=name, kernel_shape=k, strides=s, pads=p)
+    nodes = [
+        conv("stem", "video", ["stem.weight", "stem.bias"], [3, 7, 7], [1, 2, 2],
+             [1, 3, 3, 1, 3, 3]),
+        helper.make_node("Relu", ["stem_out"], ["r0"], name="relu0"),
+        conv("a", "r0", ["a.weight", "a.bias"], [3, 3, 3], [1, 1, 1], [1] * 6),
+        helper.make_node("Relu", ["a_out"], ["r1"], name="relu1"),
+        conv("b", "r1", ["b.weight"], [3, 3, 3], [1, 1, 1], [1] * 6),
+        helper.make_node("Add", ["b_out", "r0"], ["sum1"], name="add1"),
+        helper.make_node("Relu", ["sum1"], ["r2"], name="relu2"),
+        conv("down", "r2", ["down.weight", "down.bias"], [3, 3, 3], [2, 2, 2], [1] * 6),
+        conv("short", "r2", ["short.weight"], [1, 1, 1], [2, 2, 2], [0] * 6),
+        helper.make_node("Add", ["down_out", "short_out"], ["sum2"], name="add2"),
+        helper.make_node("Relu", ["sum2"], ["r3"], name="relu3"),
+        helper.make_node("GlobalAveragePool", ["r3"], ["pooled"], name="gap"),
+    ]
+    graph = helper.make_graph(
+        nodes, "tiny_video",
+        [helper.make_tensor_value_info("video", TensorProto.FLOAT, [1, 3, 4, 10, 10])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, 16, 1, 1, 1])],
+        initializer=inits)
+    return _model(graph)
+
+
 def zero_size():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"], name="relu0")], "zero_size",
@@ -368,6 +407,7 @@ def main(argv=None):
         "tiny_blocks_d1.onnx": tiny_blocks(1),
         "tiny_blocks_d3.onnx": tiny_blocks(3),
         "tiny_mobile.onnx": tiny_mobile(),
+        "tiny_video.onnx": tiny_video(),
     }
     # Well-formed protobufs that clustune (and onnxruntime) must refuse.
     refused = {
@@ -420,6 +460,8 @@ def main(argv=None):
         _run_ort("unsupported_op.onnx", p("unsupported_op.onnx"),
                  {"x": np.eye(4, dtype=np.float32)})
         _run_ort("two_branch.onnx", p("two_branch.onnx"), {"x": np.ones((1, 8), np.float32)})
+        _run_ort("tiny_video.onnx", p("tiny_video.onnx"),
+                 {"video": np.ones((1, 3, 4, 10, 10), np.float32)})
         for bad in ("empty.onnx", "random_bytes.onnx", "truncated.onnx"):
             try:
                 onnx.checker.check_model(onnx.load(p(bad)))

@@ -36,13 +36,23 @@ std::int64_t layoutAttributeBlock(const Node& node) {
 }
 
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block) {
-  assert(nchw.size() == 4 && block > 0 && nchw[1] % block == 0);
-  return {nchw[0], nchw[1] / block, nchw[2], nchw[3], block};
+  assert(nchw.size() >= 3 && block > 0 && nchw[1] % block == 0);
+  Shape blocked = {nchw[0], nchw[1] / block};
+  blocked.insert(blocked.end(), nchw.begin() + 2, nchw.end());
+  blocked.push_back(block);
+  return blocked;
 }
 
 Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock) {
-  assert(kchw.size() == 4 && kchw[0] % outBlock == 0 && kchw[1] % inBlock == 0);
-  return {kchw[0] / outBlock, kchw[1] / inBlock, kchw[2], kchw[3], inBlock, outBlock};
+  assert(kchw.size() >= 3 && kchw[0] % outBlock == 0 && kchw[1] % inBlock == 0);
+  Shape blocked = {kchw[0] / outBlock, kchw[1] / inBlock};
+  blocked.insert(blocked.end(), kchw.begin() + 2, kchw.end());
+  blocked.insert(blocked.end(), {inBlock, outBlock});
+  return blocked;
+}
+
+bool hasBlockableRank(const Shape& shape) {
+  return shape.size() == 4 || shape.size() == 5;
 }
 
 std::int64_t outputChannelBlock(std::int64_t channels, std::int64_t block) {
@@ -64,8 +74,10 @@ namespace {
 
 std::vector<double> blockWeightData(const Value& weight, std::int64_t inBlock,
                                     std::int64_t outBlock) {
-  const Shape& shape = weight.shape; // [K, C, KH, KW]
-  const std::int64_t taps = shape[2] * shape[3];
+  const Shape& shape = weight.shape; // [K, C, k...]
+  std::int64_t taps = 1;
+  for (std::size_t axis = 2; axis < shape.size(); ++axis)
+    taps *= shape[axis];
   std::vector<double> blocked(weight.floatData.size());
   std::size_t next = 0;
   for (std::int64_t k1 = 0; k1 < shape[0] / outBlock; ++k1)
@@ -111,7 +123,7 @@ private:
       return false;
     const Value& data = graph_.values[node.inputs[0]];
     const Value& weight = graph_.values[node.inputs[1]];
-    if (data.shape.size() != 4 || data.dtype != DataType::Float32 ||
+    if (!hasBlockableRank(data.shape) || data.dtype != DataType::Float32 ||
         data.kind == ValueKind::Constant || weight.kind != ValueKind::Constant ||
         weight.dtype != DataType::Float32)
       return false;
@@ -201,7 +213,7 @@ private:
     if (!info || info->pattern != PatternKind::ElemWise || node.outputs.size() != 1)
       return false;
     const Value& output = graph_.values[node.outputs[0]];
-    if (output.shape.size() != 4 || !isFloatingPoint(output.dtype))
+    if (!hasBlockableRank(output.shape) || !isFloatingPoint(output.dtype))
       return false;
     const std::int64_t block = onlyBlockedInput(node);
     if (block == 0)
@@ -209,10 +221,10 @@ private:
     const bool broadcastable = everyOperand(node, [&](const Value& value) {
       if (value.kind == ValueKind::Constant)
         return elementCount(value.shape) == 1;
-      if (value.shape.size() != 4 || value.shape[1] != output.shape[1])
+      if (value.shape.size() != output.shape.size() || value.shape[1] != output.shape[1])
         return false;
-      for (std::size_t axis : {0, 2, 3})
-        if (value.shape[axis] != output.shape[axis] && value.shape[axis] != 1)
+      for (std::size_t axis = 0; axis < output.shape.size(); ++axis)
+        if (axis != 1 && value.shape[axis] != output.shape[axis] && value.shape[axis] != 1)
           return false;
       return true;
     });
@@ -232,7 +244,7 @@ private:
     if (block == 0)
       return false;
     if (!everyOperand(node, [&](const Value& value) {
-          return value.kind != ValueKind::Constant && value.shape.size() == 4 &&
+          return value.kind != ValueKind::Constant && hasBlockableRank(value.shape) &&
                  value.shape[1] % block == 0;
         }))
       return false;

@@ -2,7 +2,9 @@
 // AlterOpLayout: a 2-D convolution reads its input as [N, C/x, H, W, x] and writes
 // [N, K/y, OH, OW, y], with the weight as [K/y, C/x, KH, KW, x, y], so that the innermost axis
 // of every operand is a block of channels as wide as a vector register. A convolution over a
-// 7×7 image then fills whole vectors, where NCHW rows of 7 fill 7 of 16 lanes.
+// 7×7 image then fills whole vectors, where NCHW rows of 7 fill 7 of 16 lanes. A 3-D convolution
+// (video) is blocked the same way, with a depth axis before H: [N, C/x, D, H, W, x]. The layout
+// names (NCHW, NCHW16c) say where the channels are, whatever the number of spatial axes.
 //
 // A depthwise convolution becomes DepthwiseConvNCHWc over the same [N, C/x, H, W, x] tensors
 // with the weight as [C/x, 1, KH, KW, 1, x]: each lane is a channel, so a stride-2 layer loads
@@ -40,10 +42,14 @@ std::string channelLayoutName(std::int64_t block);
 // channel c of BatchNormalization's parameters is lane c mod x of block c / x.
 std::int64_t layoutAttributeBlock(const Node& node);
 
-// [N, C, H, W] as [N, C/block, H, W, block]; `block` divides C.
+// [N, C, S...] as [N, C/block, S..., block] for any number of spatial axes S (H, W; or D, H,
+// W); `block` divides C.
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
-// [K, C, KH, KW] as [K/outBlock, C/inBlock, KH, KW, inBlock, outBlock].
+// [K, C, k...] as [K/outBlock, C/inBlock, k..., inBlock, outBlock].
 Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock);
+// Whether the pass converts tensors of this rank: 2-D images [N, C, H, W] and 3-D ones
+// [N, C, D, H, W] (r3d_18's video).
+bool hasBlockableRank(const Shape& shape);
 
 // The block of a convolution's output channels (the vector lanes) when the target block is
 // `block`: `block` itself where it divides `channels`, else half of it where that divides them
@@ -66,9 +72,9 @@ struct BlockedLayoutStatistics {
   int transforms = 0;     // LayoutTransform nodes inserted
 };
 
-// Converts every 2-D float32 Conv with a constant weight whose output channels per group have a
-// block (outputChannelBlock): group 1, grouped (ConvNCHWc with a `group` attribute), or one group
-// per channel (depthwise, output channels = input channels); `block` 0 leaves the graph as it
+// Converts every 2-D and 3-D float32 Conv with a constant weight whose output channels per group
+// have a block (outputChannelBlock): group 1, grouped (ConvNCHWc with a `group` attribute), or one
+// group per channel (depthwise, output channels = input channels); `block` 0 leaves the graph as it
 // is. Expects a simplified graph
 // (patterns assigned, attributes explicit) and leaves one.
 BlockedLayoutStatistics convertToBlockedLayout(Graph& graph, std::int64_t block);

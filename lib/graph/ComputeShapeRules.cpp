@@ -131,39 +131,66 @@ void conv(ShapeContext& context) {
   context.setOutput(0, input.dtype, shape);
 }
 
-// ConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight
-// [K/y, C/(x·group), KH, KW, x, y], bias [K]; output [N, K/y, OH, OW, y].
+// The plain [N, C, S...] shape of blocked data [N, C/x, S..., x], and the kernel k... of a
+// blocked weight [.., .., k..., .., ..].
+Shape unblockedShape(const Shape& data) {
+  Shape plain = {data[0], data[1] * data.back()};
+  plain.insert(plain.end(), data.begin() + 2, data.end() - 1);
+  return plain;
+}
+Shape blockedKernel(const Shape& weight) {
+  return {weight.begin() + 2, weight.end() - 2};
+}
+
+// [N, blocks, spatial..., lanes].
+Shape blockedOutputShape(std::int64_t batch, std::int64_t blocks, const Shape& spatial,
+                         std::int64_t lanes) {
+  Shape shape = {batch, blocks};
+  shape.insert(shape.end(), spatial.begin(), spatial.end());
+  shape.push_back(lanes);
+  return shape;
+}
+
+// Whether data is [N, C/x, S..., x] with 2 or 3 spatial axes and the weight has the matching
+// rank.
+bool blockedConvolutionRanks(const Shape& data, const Shape& weight) {
+  return (data.size() == 5 || data.size() == 6) && weight.size() == data.size() + 1;
+}
+
+// ConvNCHWc (graph/BlockedLayout.h): data [N, C/x, S..., x], weight
+// [K/y, C/(x·group), k..., x, y], bias [K]; output [N, K/y, O..., y].
 void convNCHWc(ShapeContext& context) {
   const Shape& data = context.shape(0);
   const Shape& weight = context.shape(1);
   const std::int64_t group = context.node.intAttribute("group", 1);
   if (group < 1 || group > kMaxWindowAttribute)
     context.fail("ConvNCHWc's group must be positive");
-  if (data.size() != 5 || weight.size() != 6 || weight[1] * group != data[1] ||
-      weight[4] != data[4] || weight[0] % group != 0)
+  if (!blockedConvolutionRanks(data, weight) || weight[1] * group != data[1] ||
+      weight[weight.size() - 2] != data.back() || weight[0] % group != 0)
     context.fail("ConvNCHWc's data " + shapeText(data) + " and weight " + shapeText(weight) +
-                 " are not [N, C/x, H, W, x] and [K/y, C/(x·group), KH, KW, x, y] with group " +
+                 " are not [N, C/x, S..., x] and [K/y, C/(x·group), k..., x, y] with group " +
                  std::to_string(group));
-  checkBias(context, weight[0] * weight[5]);
-  const Shape nchw = {data[0], data[1] * data[4], data[2], data[3]};
-  const Shape spatial = windowedExtents(context, nchw, {weight[2], weight[3]}, false);
+  checkBias(context, weight[0] * weight.back());
+  const Shape spatial =
+      windowedExtents(context, unblockedShape(data), blockedKernel(weight), false);
   context.setOutput(0, context.input(0).dtype,
-                    {data[0], weight[0], spatial[0], spatial[1], weight[5]});
+                    blockedOutputShape(data[0], weight[0], spatial, weight.back()));
 }
 
-// DepthwiseConvNCHWc (graph/BlockedLayout.h): data [N, C/x, H, W, x], weight
-// [C/x, 1, KH, KW, 1, x], bias [C]; output [N, C/x, OH, OW, x].
+// DepthwiseConvNCHWc (graph/BlockedLayout.h): data [N, C/x, S..., x], weight
+// [C/x, 1, k..., 1, x], bias [C]; output [N, C/x, O..., x].
 void depthwiseConvNCHWc(ShapeContext& context) {
   const Shape& data = context.shape(0);
   const Shape& weight = context.shape(1);
-  if (data.size() != 5 || weight.size() != 6 || weight[0] != data[1] || weight[1] != 1 ||
-      weight[4] != 1 || weight[5] != data[4])
+  if (!blockedConvolutionRanks(data, weight) || weight[0] != data[1] || weight[1] != 1 ||
+      weight[weight.size() - 2] != 1 || weight.back() != data.back())
     context.fail("DepthwiseConvNCHWc's data " + shapeText(data) + " and weight " +
-                 shapeText(weight) + " are not [N, C/x, H, W, x] and [C/x, 1, KH, KW, 1, x]");
-  checkBias(context, data[1] * data[4]);
-  const Shape nchw = {data[0], data[1] * data[4], data[2], data[3]};
-  const Shape spatial = windowedExtents(context, nchw, {weight[2], weight[3]}, false);
-  context.setOutput(0, context.input(0).dtype, {data[0], data[1], spatial[0], spatial[1], data[4]});
+                 shapeText(weight) + " are not [N, C/x, S..., x] and [C/x, 1, k..., 1, x]");
+  checkBias(context, data[1] * data.back());
+  const Shape spatial =
+      windowedExtents(context, unblockedShape(data), blockedKernel(weight), false);
+  context.setOutput(0, context.input(0).dtype,
+                    blockedOutputShape(data[0], data[1], spatial, data.back()));
 }
 
 void convTranspose(ShapeContext& context) {

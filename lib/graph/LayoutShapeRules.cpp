@@ -121,16 +121,20 @@ void layoutTransform(ShapeContext& context) {
                  context.node.stringAttribute("dst_layout") + "'");
   const Shape& shape = input.shape;
   if (*from == 0) {
-    if (shape.size() != 4 || shape[1] % *to != 0)
-      context.fail("LayoutTransform to " + channelLayoutName(*to) + " needs NCHW input with a " +
-                   "multiple of " + std::to_string(*to) + " channels, not " + shapeText(shape));
+    if (!hasBlockableRank(shape) || shape[1] % *to != 0)
+      context.fail("LayoutTransform to " + channelLayoutName(*to) +
+                   " needs NCHW or NCDHW input with a " + "multiple of " + std::to_string(*to) +
+                   " channels, not " + shapeText(shape));
     context.setOutput(0, input.dtype, blockedActivationShape(shape, *to));
     return;
   }
-  if (shape.size() != 5 || shape[4] != *from)
+  if ((shape.size() != 5 && shape.size() != 6) || shape.back() != *from)
     context.fail("LayoutTransform from " + channelLayoutName(*from) + " needs input of shape " +
-                 "[N, C, H, W, " + std::to_string(*from) + "], not " + shapeText(shape));
-  context.setOutput(0, input.dtype, {shape[0], shape[1] * shape[4], shape[2], shape[3]});
+                 "[N, C, H, W, " + std::to_string(*from) + "] or [N, C, D, H, W, " +
+                 std::to_string(*from) + "], not " + shapeText(shape));
+  Shape plain = {shape[0], shape[1] * shape.back()};
+  plain.insert(plain.end(), shape.begin() + 2, shape.end() - 1);
+  context.setOutput(0, input.dtype, plain);
 }
 
 void concat(ShapeContext& context) {

@@ -43,13 +43,13 @@ std::int64_t convFlops(const OperatorShapes& node) {
   return flops;
 }
 
-// ConvNCHWc and DepthwiseConvNCHWc: the weight is [K/y, C/x, KH, KW, x, y] or
-// [C/x, 1, KH, KW, 1, x], so every output element sums weight[1] * KH * KW * weight[4] products.
+// ConvNCHWc and DepthwiseConvNCHWc: the weight is [K/y, C/x, k..., x, y] or
+// [C/x, 1, k..., 1, x], so every output element sums all but the last weight axis's products.
 std::int64_t convNCHWcFlops(const OperatorShapes& node) {
   const Shape& weight = inputShape(node, 1);
-  assert(weight.size() == 6);
+  assert(weight.size() >= 5);
   std::int64_t flops =
-      2 * elementCount(outputShape(node)) * weight[1] * weight[2] * weight[3] * weight[4];
+      2 * elementCount(outputShape(node)) * productOf(weight.begin() + 1, weight.end() - 1);
   if (hasInput(node, 2))
     flops += elementCount(outputShape(node));
   return flops;

@@ -131,6 +131,23 @@ TEST(BlockedLayout, KeepsAConvolutionChainBlockedUpToThePooling) {
     EXPECT_FALSE(task.key.empty());
 }
 
+// Video: every 3-D convolution, the residual adds and the activations stay blocked from the
+// image's transform to the pooling's.
+TEST(BlockedLayout, KeepsA3DConvolutionChainBlocked) {
+  Graph model = simplifiedModel("test/tools/Inputs/tiny_video.onnx");
+  const auto statistics = graph::convertToBlockedLayout(model, 8);
+  EXPECT_EQ(statistics.convolutions, 5);
+  EXPECT_EQ(statistics.transforms, 2); // the video into NCHW3c, the last activation to NCHW
+  EXPECT_EQ(countOps(model, "Conv"), 0);
+  for (const graph::Node& node : model.nodes)
+    if (node.op == graph::kConvNCHWcOp) {
+      EXPECT_EQ(model.values[node.inputs[0]].shape.size(), 6u);
+      EXPECT_EQ(model.values[node.inputs[1]].shape.size(), 7u);
+    }
+  for (const graph::Task& task : graph::partition(model))
+    EXPECT_FALSE(task.key.empty());
+}
+
 TEST(BlockedLayout, BlockZeroAndIneligibleConvolutionsLeaveTheGraphAlone) {
   Graph model = simplifiedModel("test/tools/Inputs/tiny_cnn.onnx");
   const std::size_t nodes = model.nodes.size();
@@ -176,7 +193,9 @@ TEST(BlockedLayout, ConvertedModelsComputeWhatTheNchwModelComputes) {
            {"test/tools/Inputs/tiny_blocks_d3.onnx", 4},
            {"test/tools/Inputs/tiny_mobile.onnx", 16},
            {"test/tools/Inputs/tiny_mobile.onnx", 8},
-           {"test/tools/Inputs/tiny_mobile.onnx", 4}}) {
+           {"test/tools/Inputs/tiny_mobile.onnx", 4},
+           {"test/tools/Inputs/tiny_video.onnx", 8},
+           {"test/tools/Inputs/tiny_video.onnx", 4}}) {
     SCOPED_TRACE(file + " NCHW" + std::to_string(block) + "c");
     const Graph nchw = simplifiedModel(file);
     Graph blocked = nchw;

@@ -1,36 +1,41 @@
 // Lowerings of the blocked channel layout's internal operators (graph/BlockedLayout.h), after
-// TVM's topi conv2d_NCHWc, depthwise_conv2d_NCHWc and layout_transform. ConvNCHWc is a padding
-// stage, one Sum over (input channel blocks of the group, kernel rows, kernel columns, channels
-// in a block) and an optional bias stage; DepthwiseConvNCHWc the same with a Sum over the kernel
-// window only, each channel of a block its own lane; LayoutTransform is a copy stage that splits or
-// joins the channel axis.
+// TVM's topi conv2d_NCHWc, depthwise_conv2d_NCHWc and layout_transform, over 2-D and 3-D images
+// alike. ConvNCHWc is a padding stage, one Sum over (input channel blocks of the group, the
+// kernel axes, channels in a block) and an optional bias stage; DepthwiseConvNCHWc the same with a
+// Sum over the kernel window only, each channel of a block its own lane; LayoutTransform is a copy
+// stage that splits or joins the channel axis.
 #include "graph/BlockedLayout.h"
 
 #include "te/topi/ConvGeometry.h"
 
+#include <initializer_list>
+#include <vector>
+
 namespace clustune::te::topi {
 namespace {
 
-// The window of a blocked 2-D convolution: its attributes, checked against the weight
-// [.., .., KH, KW, .., ..], and the extents of the padded input and of the result.
+// The window of a blocked convolution over any number of spatial axes: its attributes, checked
+// against the weight [.., .., k..., .., ..], and the extents of the padded input and of the
+// result, one entry per spatial axis.
 struct BlockedWindow {
   std::vector<std::int64_t> kernel, strides, dilations, padsBegin, paddedExtents, outputExtents;
 };
 
 BlockedWindow readBlockedWindow(const OperatorContext& context, const Shape& data,
                                 const Shape& weight) {
+  const std::size_t spatial = data.size() - 3;
   BlockedWindow window;
-  window.kernel = intsOfSize(context, "kernel_shape", 2);
-  window.strides = intsOfSize(context, "strides", 2);
-  window.dilations = intsOfSize(context, "dilations", 2);
-  const auto pads = intsOfSize(context, "pads", 4); // top, left, bottom, right
-  if (window.kernel[0] != weight[2] || window.kernel[1] != weight[3])
-    context.fail("kernel_shape does not match the weight shape");
-  for (std::size_t axis = 0; axis < 2; ++axis) {
+  window.kernel = intsOfSize(context, "kernel_shape", spatial);
+  window.strides = intsOfSize(context, "strides", spatial);
+  window.dilations = intsOfSize(context, "dilations", spatial);
+  const auto pads = intsOfSize(context, "pads", 2 * spatial); // begins, then ends
+  for (std::size_t axis = 0; axis < spatial; ++axis) {
+    if (window.kernel[axis] != weight[2 + axis])
+      context.fail("kernel_shape does not match the weight shape");
     if (window.strides[axis] < 1 || window.dilations[axis] < 1 || pads[axis] < 0 ||
-        pads[axis + 2] < 0)
+        pads[axis + spatial] < 0)
       context.fail("strides and dilations must be positive and pads non-negative");
-    const std::int64_t padded = data[2 + axis] + pads[axis] + pads[axis + 2];
+    const std::int64_t padded = data[2 + axis] + pads[axis] + pads[axis + spatial];
     const std::int64_t span = (window.kernel[axis] - 1) * window.dilations[axis] + 1;
     if (padded < span)
       context.fail("the dilated kernel is larger than the padded input");
@@ -42,7 +47,7 @@ BlockedWindow readBlockedWindow(const OperatorContext& context, const Shape& dat
 }
 
 // What both blocked convolutions build before their reduction: the checked window, the result
-// shape [N, outBlocks, OH, OW, lanes] (which the task must record) and the padded data.
+// shape [N, outBlocks, O..., lanes] (which the task must record) and the padded data.
 struct BlockedConvolution {
   BlockedWindow window;
   Shape resultShape;
@@ -57,20 +62,44 @@ BlockedConvolution prepareBlockedConvolution(const OperatorContext& context, con
   BlockedConvolution convolution;
   convolution.window = readBlockedWindow(context, data->shape, weight->shape);
   const BlockedWindow& window = convolution.window;
-  convolution.resultShape = {data->shape[0], outBlocks, window.outputExtents[0],
-                             window.outputExtents[1], lanes};
+  convolution.resultShape = {data->shape[0], outBlocks};
+  convolution.resultShape.insert(convolution.resultShape.end(), window.outputExtents.begin(),
+                                 window.outputExtents.end());
+  convolution.resultShape.push_back(lanes);
   requireOutputShape(context, convolution.resultShape);
   convolution.source =
-      spreadAndPad(context.stageName + ".pad", data, typedConstant(0.0, data->dtype), {1, 1},
-                   window.padsBegin, window.paddedExtents, 1);
+      spreadAndPad(context.stageName + ".pad", data, typedConstant(0.0, data->dtype),
+                   std::vector<std::int64_t>(window.kernel.size(), 1), window.padsBegin,
+                   window.paddedExtents, 1);
   return convolution;
 }
 
-// The input rows and columns that output position (indices[2], indices[3]) reads at a tap.
-std::pair<Expr, Expr> tapPosition(const BlockedWindow& window, const std::vector<Expr>& indices,
-                                  const Expr& row, const Expr& column) {
-  return {indices[2] * intImm(window.strides[0]) + row * intImm(window.dilations[0]),
-          indices[3] * intImm(window.strides[1]) + column * intImm(window.dilations[1])};
+// One reduction axis per kernel axis, `<stage>.rk<axis>`.
+std::vector<Expr> addTapAxes(ReductionAxes& axes, const std::string& stageName,
+                             const BlockedWindow& window) {
+  std::vector<Expr> taps;
+  for (std::size_t axis = 0; axis < window.kernel.size(); ++axis)
+    taps.push_back(axes.add(stageName + ".rk" + std::to_string(axis), window.kernel[axis]));
+  return taps;
+}
+
+// The input positions that the output position indices[2..] reads at a tap.
+std::vector<Expr> tapPositions(const BlockedWindow& window, const std::vector<Expr>& indices,
+                               const std::vector<Expr>& taps) {
+  std::vector<Expr> positions;
+  for (std::size_t axis = 0; axis < taps.size(); ++axis)
+    positions.push_back(indices[2 + axis] * intImm(window.strides[axis]) +
+                        taps[axis] * intImm(window.dilations[axis]));
+  return positions;
+}
+
+// {first, second, middle..., last...} as one index list.
+std::vector<Expr> indexList(std::initializer_list<Expr> head, const std::vector<Expr>& middle,
+                            std::initializer_list<Expr> tail) {
+  std::vector<Expr> list(head);
+  list.insert(list.end(), middle.begin(), middle.end());
+  list.insert(list.end(), tail);
+  return list;
 }
 
 // bias[channel block * block + lane] added in a stage of its own: a Reduce must be the top of
@@ -80,67 +109,76 @@ Tensor addBlockedBias(const OperatorContext& context, const Tensor& convolution)
     return convolution;
   const Shape& shape = convolution->shape;
   const Tensor& bias = context.operand(2);
-  requireChannelBias(context, bias, shape[1] * shape[4], convolution->dtype);
+  requireChannelBias(context, bias, shape[1] * shape.back(), convolution->dtype);
   return compute(context.stageName + ".bias", shape, [&](const std::vector<Expr>& indices) {
-    return load(convolution, indices) + load(bias, {indices[1] * intImm(shape[4]) + indices[4]});
+    return load(convolution, indices) +
+           load(bias, {indices[1] * intImm(shape.back()) + indices.back()});
   });
+}
+
+// Whether `data` is [N, C/x, S..., x] with one or more spatial axes and `weight` has the rank of
+// [K/y, C/x, k..., x, y].
+bool blockedRanks(const Shape& data, const Shape& weight) {
+  return data.size() >= 4 && weight.size() == data.size() + 1;
 }
 
 std::vector<Tensor> lowerConvNCHWc(const OperatorContext& context) {
   requireOperands(context, 2, 3);
   requireOutputs(context, 1);
-  const Tensor& data = context.operand(0);   // [N, C/x, H, W, x]
-  const Tensor& weight = context.operand(1); // [K/y, C/(x·group), KH, KW, x, y]
+  const Tensor& data = context.operand(0);   // [N, C/x, S..., x]
+  const Tensor& weight = context.operand(1); // [K/y, C/(x·group), k..., x, y]
   const Shape& in = data->shape;
   const Shape& w = weight->shape;
   const std::int64_t group = intAttribute(context, "group", 1);
-  if (group < 1 || in.size() != 5 || w.size() != 6 || w[1] * group != in[1] || w[4] != in[4] ||
+  if (group < 1 || !blockedRanks(in, w) || w[1] * group != in[1] || w[w.size() - 2] != in.back() ||
       w[0] % group != 0)
-    context.fail("expects data [N, C/x, H, W, x] and weight [K/y, C/(x·group), KH, KW, x, y], "
+    context.fail("expects data [N, C/x, S..., x] and weight [K/y, C/(x·group), k..., x, y], "
                  "got [" +
                  graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "] with group " +
                  std::to_string(group));
   const auto [window, resultShape, source] =
-      prepareBlockedConvolution(context, data, weight, w[0], w[5]);
+      prepareBlockedConvolution(context, data, weight, w[0], w.back());
   ReductionAxes axes;
   const Expr channelBlock = axes.add(context.stageName + ".rcb", w[1]);
-  const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
-  const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
-  const Expr channel = axes.add(context.stageName + ".rci", in[4]);
+  const std::vector<Expr> taps = addTapAxes(axes, context.stageName, window);
+  const Expr channel = axes.add(context.stageName + ".rci", in.back());
   return {addBlockedBias(
       context, compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
-        const auto [y, x] = tapPosition(window, indices, row, column);
         // Output block k reads the input blocks of its group, k / (K/y/group).
         const Expr inputBlock =
             group == 1 ? channelBlock
                        : floorDiv(indices[1], intImm(w[0] / group)) * intImm(w[1]) + channelBlock;
-        return axes.combine(Reducer::Sum, load(source, {indices[0], inputBlock, y, x, channel}) *
-                                              load(weight, {indices[1], channelBlock, row, column,
-                                                            channel, indices[4]}));
+        return axes.combine(
+            Reducer::Sum, load(source, indexList({indices[0], inputBlock},
+                                                 tapPositions(window, indices, taps), {channel})) *
+                              load(weight, indexList({indices[1], channelBlock}, taps,
+                                                     {channel, indices.back()})));
       }))};
 }
 
 std::vector<Tensor> lowerDepthwiseConvNCHWc(const OperatorContext& context) {
   requireOperands(context, 2, 3);
   requireOutputs(context, 1);
-  const Tensor& data = context.operand(0);   // [N, C/x, H, W, x]
-  const Tensor& weight = context.operand(1); // [C/x, 1, KH, KW, 1, x]
+  const Tensor& data = context.operand(0);   // [N, C/x, S..., x]
+  const Tensor& weight = context.operand(1); // [C/x, 1, k..., 1, x]
   const Shape& in = data->shape;
   const Shape& w = weight->shape;
-  if (in.size() != 5 || w.size() != 6 || w[0] != in[1] || w[1] != 1 || w[4] != 1 || w[5] != in[4])
-    context.fail("expects data [N, C/x, H, W, x] and weight [C/x, 1, KH, KW, 1, x], got [" +
+  if (!blockedRanks(in, w) || w[0] != in[1] || w[1] != 1 || w[w.size() - 2] != 1 ||
+      w.back() != in.back())
+    context.fail("expects data [N, C/x, S..., x] and weight [C/x, 1, k..., 1, x], got [" +
                  graph::shapeToString(in) + "] and [" + graph::shapeToString(w) + "]");
   const auto [window, resultShape, source] =
-      prepareBlockedConvolution(context, data, weight, in[1], in[4]);
+      prepareBlockedConvolution(context, data, weight, in[1], in.back());
   ReductionAxes axes;
-  const Expr row = axes.add(context.stageName + ".rk0", window.kernel[0]);
-  const Expr column = axes.add(context.stageName + ".rk1", window.kernel[1]);
+  const std::vector<Expr> taps = addTapAxes(axes, context.stageName, window);
   return {addBlockedBias(
       context, compute(context.stageName, resultShape, [&](const std::vector<Expr>& indices) {
-        const auto [y, x] = tapPosition(window, indices, row, column);
-        return axes.combine(Reducer::Sum, load(source, {indices[0], indices[1], y, x, indices[4]}) *
-                                              load(weight, {indices[1], intImm(0), row, column,
-                                                            intImm(0), indices[4]}));
+        return axes.combine(
+            Reducer::Sum,
+            load(source, indexList({indices[0], indices[1]}, tapPositions(window, indices, taps),
+                                   {indices.back()})) *
+                load(weight,
+                     indexList({indices[1], intImm(0)}, taps, {intImm(0), indices.back()})));
       }))};
 }
 
@@ -153,21 +191,28 @@ std::vector<Tensor> lowerLayoutTransform(const OperatorContext& context) {
   if (!from || !to || (*from == 0) == (*to == 0))
     context.fail("converts between NCHW and NCHW<x>c only");
   const Shape& shape = outputShape(context);
+  const Shape& in = x->shape;
   if (*from == 0) {
-    if (x->shape.size() != 4 || shape != graph::blockedActivationShape(x->shape, *to))
-      context.fail("cannot lay out [" + graph::shapeToString(x->shape) + "] as [" +
+    if (in.size() < 3 || in[1] % *to != 0 || shape != graph::blockedActivationShape(in, *to))
+      context.fail("cannot lay out [" + graph::shapeToString(in) + "] as [" +
                    graph::shapeToString(shape) + "]");
     return {compute(context.stageName, shape, [&](const std::vector<Expr>& i) {
-      return load(x, {i[0], i[1] * intImm(*to) + i[4], i[2], i[3]});
+      std::vector<Expr> source = {i[0], i[1] * intImm(*to) + i.back()};
+      source.insert(source.end(), i.begin() + 2, i.end() - 1);
+      return load(x, source);
     })};
   }
-  if (x->shape.size() != 5 || x->shape[4] != *from ||
-      shape != Shape{x->shape[0], x->shape[1] * *from, x->shape[2], x->shape[3]})
-    context.fail("cannot lay out [" + graph::shapeToString(x->shape) + "] as [" +
+  Shape plainShape = {in[0], in[1] * in.back()};
+  if (in.size() >= 4)
+    plainShape.insert(plainShape.end(), in.begin() + 2, in.end() - 1);
+  if (in.size() < 4 || in.back() != *from || shape != plainShape)
+    context.fail("cannot lay out [" + graph::shapeToString(in) + "] as [" +
                  graph::shapeToString(shape) + "]");
   return {compute(context.stageName, shape, [&](const std::vector<Expr>& i) {
-    return load(x,
-                {i[0], floorDiv(i[1], intImm(*from)), i[2], i[3], floorMod(i[1], intImm(*from))});
+    std::vector<Expr> source = {i[0], floorDiv(i[1], intImm(*from))};
+    source.insert(source.end(), i.begin() + 2, i.end());
+    source.push_back(floorMod(i[1], intImm(*from)));
+    return load(x, source);
   })};
 }
 
