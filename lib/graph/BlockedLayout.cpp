@@ -43,6 +43,13 @@ Shape blockedActivationShape(const Shape& nchw, std::int64_t block) {
   return blocked;
 }
 
+Shape unblockedActivationShape(const Shape& blocked) {
+  assert(blocked.size() >= 3);
+  Shape plain = {blocked[0], blocked[1] * blocked.back()};
+  plain.insert(plain.end(), blocked.begin() + 2, blocked.end() - 1);
+  return plain;
+}
+
 Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock) {
   assert(kchw.size() >= 3 && kchw[0] % outBlock == 0 && kchw[1] % inBlock == 0);
   Shape blocked = {kchw[0] / outBlock, kchw[1] / inBlock};

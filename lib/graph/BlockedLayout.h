@@ -45,6 +45,8 @@ std::int64_t layoutAttributeBlock(const Node& node);
 // [N, C, S...] as [N, C/block, S..., block] for any number of spatial axes S (H, W; or D, H,
 // W); `block` divides C.
 Shape blockedActivationShape(const Shape& nchw, std::int64_t block);
+// The inverse: [N, C/x, S..., x] as [N, C, S...].
+Shape unblockedActivationShape(const Shape& blocked);
 // [K, C, k...] as [K/outBlock, C/inBlock, k..., inBlock, outBlock].
 Shape blockedWeightShape(const Shape& kchw, std::int64_t inBlock, std::int64_t outBlock);
 // Whether the pass converts tensors of this rank: 2-D images [N, C, H, W] and 3-D ones

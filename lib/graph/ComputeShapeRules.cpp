@@ -131,13 +131,7 @@ void conv(ShapeContext& context) {
   context.setOutput(0, input.dtype, shape);
 }
 
-// The plain [N, C, S...] shape of blocked data [N, C/x, S..., x], and the kernel k... of a
-// blocked weight [.., .., k..., .., ..].
-Shape unblockedShape(const Shape& data) {
-  Shape plain = {data[0], data[1] * data.back()};
-  plain.insert(plain.end(), data.begin() + 2, data.end() - 1);
-  return plain;
-}
+// The kernel k... of a blocked weight [.., .., k..., .., ..].
 Shape blockedKernel(const Shape& weight) {
   return {weight.begin() + 2, weight.end() - 2};
 }
@@ -172,7 +166,7 @@ void convNCHWc(ShapeContext& context) {
                  std::to_string(group));
   checkBias(context, weight[0] * weight.back());
   const Shape spatial =
-      windowedExtents(context, unblockedShape(data), blockedKernel(weight), false);
+      windowedExtents(context, unblockedActivationShape(data), blockedKernel(weight), false);
   context.setOutput(0, context.input(0).dtype,
                     blockedOutputShape(data[0], weight[0], spatial, weight.back()));
 }
@@ -188,7 +182,7 @@ void depthwiseConvNCHWc(ShapeContext& context) {
                  shapeText(weight) + " are not [N, C/x, S..., x] and [C/x, 1, k..., 1, x]");
   checkBias(context, data[1] * data.back());
   const Shape spatial =
-      windowedExtents(context, unblockedShape(data), blockedKernel(weight), false);
+      windowedExtents(context, unblockedActivationShape(data), blockedKernel(weight), false);
   context.setOutput(0, context.input(0).dtype,
                     blockedOutputShape(data[0], data[1], spatial, data.back()));
 }

@@ -132,9 +132,7 @@ void layoutTransform(ShapeContext& context) {
     context.fail("LayoutTransform from " + channelLayoutName(*from) + " needs input of shape " +
                  "[N, C, H, W, " + std::to_string(*from) + "] or [N, C, D, H, W, " +
                  std::to_string(*from) + "], not " + shapeText(shape));
-  Shape plain = {shape[0], shape[1] * shape.back()};
-  plain.insert(plain.end(), shape.begin() + 2, shape.end() - 1);
-  context.setOutput(0, input.dtype, plain);
+  context.setOutput(0, input.dtype, unblockedActivationShape(shape));
 }
 
 void concat(ShapeContext& context) {

@@ -202,10 +202,7 @@ std::vector<Tensor> lowerLayoutTransform(const OperatorContext& context) {
       return load(x, source);
     })};
   }
-  Shape plainShape = {in[0], in[1] * in.back()};
-  if (in.size() >= 4)
-    plainShape.insert(plainShape.end(), in.begin() + 2, in.end() - 1);
-  if (in.size() < 4 || in.back() != *from || shape != plainShape)
+  if (in.size() < 4 || in.back() != *from || shape != graph::unblockedActivationShape(in))
     context.fail("cannot lay out [" + graph::shapeToString(in) + "] as [" +
                  graph::shapeToString(shape) + "]");
   return {compute(context.stageName, shape, [&](const std::vector<Expr>& i) {
