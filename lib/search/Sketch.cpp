@@ -267,9 +267,9 @@ reductionChoices(const State& inlined, bool padAtTile,
       choices = {{Rule::Fuse, 1}, {Rule::Fuse, 2}};
     } else {
       // AddCacheWrite keeps the plain tiling too (Ansor's kApply); a rank-0 reduction has no
-      // tile to fuse at.
+      // tile to fuse at, and one without reuse nothing for a register tile to keep.
       choices = {{Rule::Tile, 0}};
-      if (current.spatialAxisCount() > 0)
+      if (current.spatialAxisCount() > 0 && !reusesNoOperand(current))
         choices.insert(choices.end(), {{Rule::CacheWriteFuse, 1}, {Rule::CacheWriteFuse, 2}});
     }
     if (flattensContiguously(current)) {
@@ -285,6 +285,8 @@ reductionChoices(const State& inlined, bool padAtTile,
         choice.padAtTile = true;
     } else if (needsRfactor(current)) {
       choices.insert(choices.end(), {{Rule::RfactorOuter, 0}, {Rule::RfactorInner, 0}});
+    } else if (reducesAlongRows(current)) {
+      choices.push_back({Rule::RfactorInner, 0});
     }
   }
   return choicesPerStage;

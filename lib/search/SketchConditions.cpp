@@ -40,6 +40,52 @@ bool needsRfactor(const Stage& stage) {
   return space < reduce;
 }
 
+namespace {
+
+// Calls `visit` on the index list of every load of the reduction's body that reads a reduce axis.
+template <typename Visit>
+void forEachReducingLoad(const te::TensorNode& tensor, Visit visit) {
+  schedule::forEachLoad(tensor.body, [&](const te::Expr& load) {
+    for (const te::IterVar& axis : tensor.body->reduceAxes)
+      for (const te::Expr& index : load->operands)
+        if (mentions(index, axis.var.get())) {
+          visit(load->operands);
+          return;
+        }
+  });
+}
+
+} // namespace
+
+bool reducesAlongRows(const Stage& stage) {
+  const te::TensorNode& tensor = *stage.tensor;
+  if (!tensor.isReduction())
+    return false;
+  const te::VarNode* innermost = tensor.body->reduceAxes.back().var.get();
+  bool alongRows = true, reads = false;
+  forEachReducingLoad(tensor, [&](const std::vector<te::Expr>& indices) {
+    reads = true;
+    alongRows = alongRows && isVariable(indices.back(), innermost);
+  });
+  return reads && alongRows;
+}
+
+bool reusesNoOperand(const Stage& stage) {
+  const te::TensorNode& tensor = *stage.tensor;
+  if (!tensor.isReduction())
+    return false;
+  bool readOnce = true;
+  forEachReducingLoad(tensor, [&](const std::vector<te::Expr>& indices) {
+    for (const te::IterVar& axis : tensor.axes) {
+      bool read = axis.extent == 1; // a kept dimension: one element, nothing to reuse across
+      for (const te::Expr& index : indices)
+        read = read || mentions(index, axis.var.get());
+      readOnce = readOnce && read;
+    }
+  });
+  return readOnce;
+}
+
 bool isPadding(const Stage& stage) {
   const te::Expr& body = stage.tensor->body;
   return !stage.isOutput() && body && body->kind == te::ExprKind::Select &&

@@ -16,6 +16,17 @@ int fusibleConsumer(const schedule::State& state, int stage);
 // element, so that the reduction itself must supply parallelism or vector lanes.
 bool needsRfactor(const schedule::Stage& stage);
 
+// A reduction along rows stored contiguously: every load that reads a reduce axis ends with the
+// innermost one (softmax's maximum and sum, a mean over the last axis, a matrix-vector product
+// with a transposed matrix). Tiled, such a reduction runs scalar or runs its vector lanes across
+// rows (a gather per vector); with rfactor's inner part factored out, the lanes run along a row.
+bool reducesAlongRows(const schedule::Stage& stage);
+
+// Ansor's NeedsMultiLevelTiling, negated: no operand of the reduction is read again for another
+// output element (every load that reads a reduce axis reads every spatial axis too), so a
+// register tile (cache_write) has nothing to keep.
+bool reusesNoOperand(const schedule::Stage& stage);
+
 // A padding stage (topi's spreadAndPad): a select between a load and a constant fill.
 bool isPadding(const schedule::Stage& stage);
 

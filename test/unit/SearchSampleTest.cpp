@@ -338,6 +338,33 @@ TEST(SearchSample, ReductionSamplesWithRfactorComputeTheReference) {
   }
 }
 
+// A softmax with more rows than columns: its maximum and sum read each row contiguously and
+// reuse nothing, so each is tiled (without a register cache) or factored along the row, whose
+// factored loop is then the partial stage's innermost one, vectorized in some samples.
+TEST(SearchSketch, ReductionsAlongContiguousRowsAreFactoredAlongTheRow) {
+  namespace st = schedule::testing;
+  const st::TestWorkload test = st::softmax(64, 32);
+  std::vector<std::string> descriptions;
+  for (const Sketch& sketch : generateSketches(test.workload))
+    descriptions.push_back(sketch.description);
+  EXPECT_EQ(descriptions, (std::vector<std::string>{
+                              "inline(1) tile(2) tile(0)", "inline(1) tile(2) rfactor(0,inner)",
+                              "inline(1) rfactor(2,inner) tile(0)",
+                              "inline(1) rfactor(2,inner) rfactor(0,inner)"}));
+  // With fewer rows than columns Ansor's AddRfactor applies as well (outer and inner).
+  EXPECT_EQ(generateSketches(st::softmax(4, 96).workload).size(), 9u);
+  int vectorizedAlongRows = 0;
+  for (const Steps& steps : sample(test.workload, 24, 5, {.cores = 2, .vectorLanes = 8})) {
+    const schedule::State state = schedule::replay(test.workload, steps);
+    for (const schedule::Stage& stage : state.stages())
+      if (stage.tensor->name.ends_with(".rf") &&
+          stage.loop(stage.loops.size() - 1).annotation == schedule::Annotation::Vectorize)
+        ++vectorizedAlongRows;
+    EXPECT_TRUE(st::matchesReference(test, state)) << json(steps);
+  }
+  EXPECT_GT(vectorizedAlongRows, 0);
+}
+
 TEST(SearchSample, ConvolutionMatmulAndSoftmaxSamplesAreCorrectAndDeterministicPerSeed) {
   namespace st = schedule::testing;
   const te::Workload conv = te::lowerTask(convBiasReluTask());

@@ -198,8 +198,12 @@ std::vector<Tensor> lowerSoftmax(const OperatorContext& context, bool logarithm)
                      });
   if (!logarithm)
     return {compute(context.stageName, x->shape, [&](const std::vector<Expr>& indices) {
+      // A product by the row's reciprocal, as ONNX Runtime's softmax computes it: code
+      // generation divides once per row (the reciprocal does not depend on the vector lanes)
+      // where x / sum divided per element; the result differs by about an ulp.
       const std::vector<Expr> row = withoutAxis(indices);
-      return call(CallFunction::Exp, {shifted(indices, row)}) / load(rowSum, row);
+      return call(CallFunction::Exp, {shifted(indices, row)}) *
+             (typedConstant(1.0, x->dtype) / load(rowSum, row));
     })};
   const Tensor rowLogSum =
       compute(context.stageName + ".logsum", rowSum->shape, [&](const std::vector<Expr>& row) {
