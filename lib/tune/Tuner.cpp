@@ -91,6 +91,17 @@ int Tuner::trialsLeft() const {
                              : std::numeric_limits<int>::max();
 }
 
+// Ansor sizes its rounds so that the warm-up, a round for every task, fits in the budget
+// (trials / tasks). At 64 trials a task that warm-up spends the whole budget, and the gradient
+// scheduler never gives a round to the tasks that dominate the latency. With a budget, warm-up
+// rounds therefore take at most trials / (2 · tasks), leaving the gradient half of it.
+int Tuner::roundSize(int t) const {
+  int size = options_.perRound;
+  if (options_.trials > 0 && scheduler_.rounds(t) == 0)
+    size = std::min(size, std::max(1, options_.trials / (2 * static_cast<int>(tasks_.size()))));
+  return std::min(size, trialsLeft());
+}
+
 double Tuner::weightedSeconds(bool defaults) const {
   double sum = 0;
   for (const auto& task : tasks_)
@@ -221,8 +232,8 @@ bool Tuner::runRound() {
   const search::SearchHistory history{.measured = &database_.measuredTexts(task.search.task.key),
                                       .fastest = fastest,
                                       .transferred = transferred};
-  std::vector<search::Candidate> proposed = strategy_.propose(
-      task.search, history, model_, std::min(options_.perRound, trialsLeft()), rng);
+  std::vector<search::Candidate> proposed =
+      strategy_.propose(task.search, history, model_, roundSize(t), rng);
   times.search = secondsSince(start);
   for (const search::Candidate& candidate : proposed)
     if (std::any_of(transferred.begin(), transferred.end(),

@@ -35,7 +35,7 @@ namespace clustune::tune {
 struct TuneOptions {
   int trials = 0;               // measured candidates in all, defaults included; 0: no limit
   double timeBudgetSeconds = 0; // no round starts after this; 0: no limit
-  int perRound = 64;            // candidates measured per round, at most
+  int perRound = 64;            // candidates measured per round, at most (see roundSize)
   int fastestSeeds = 410;       // fastest measured candidates kept per task as seeds
   // The most schedules of sibling tasks (search/ScheduleTransfer.h) rewritten for a round's
   // task and offered to the search strategy, fastest donor first; 0: no transfer.
@@ -105,6 +105,8 @@ private:
   double elapsedSeconds() const;
   double weightedSeconds(bool defaults) const;
   int trialsLeft() const;
+  // The most candidates the next round of task t measures.
+  int roundSize(int t) const;
 
   std::vector<std::unique_ptr<TaskState>> tasks_;
   measure::Measurer& measurer_;

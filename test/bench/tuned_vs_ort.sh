@@ -5,16 +5,17 @@
 # scripts/ort_compare.py once per build, in the reverse build order every second round, so
 # that each line compares default schedules, tuned schedules and ONNX Runtime measured within
 # one minute. Prints one line per round and build, then the median of each column per build.
-# Nothing here passes or fails.
+# With --reuse-logs, a build whose OUT/LABEL.tune.jsonl exists is not tuned again (logs made
+# elsewhere, by the same --trials, can be put there). Nothing here passes or fails.
 #   test/bench/tuned_vs_ort.sh [--trials N] [--rounds N] [--repeat N] [--model NAME] \
-#       [--out DIR] LABEL=BINDIR[:LAYOUT[:TUNE_FLAGS]] [LABEL=...]
+#       [--out DIR] [--reuse-logs] LABEL=BINDIR[:LAYOUT[:TUNE_FLAGS]] [LABEL=...]
 # BINDIR holds clustune-tune, clustune-run and clustune-worker; LAYOUT is the --layout the build
 # tunes and runs with (NCHW by default; NCHW16c for the blocked layout); TUNE_FLAGS are more
 # clustune-tune options, commas for spaces (e.g. nt=build/bin:NCHW16c:--no-transfer).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-trials=320 rounds=3 repeat=50 model=dcgan out=experiments/tuned-vs-ort
+trials=320 rounds=3 repeat=50 model=dcgan out=experiments/tuned-vs-ort reuse=0
 builds=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -23,7 +24,8 @@ while [[ $# -gt 0 ]]; do
     --repeat) repeat=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    --reuse-logs) reuse=1; shift ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
@@ -43,6 +45,10 @@ parse_build() {
 
 for build in "${builds[@]}"; do
   parse_build "$build"
+  if [[ $reuse == 1 && -s "$out/$label.tune.jsonl" ]]; then
+    echo "$label: reusing $out/$label.tune.jsonl" >&2
+    continue
+  fi
   rm -f "$out/$label.tune.jsonl"
   "$bin/clustune-tune" "models/$model.onnx" --layout "$layout" --trials "$trials" --seed 0 -q \
     ${flags[@]+"${flags[@]}"} \

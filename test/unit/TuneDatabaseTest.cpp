@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 
 using namespace clustune;
@@ -84,7 +85,7 @@ TEST(TuneDatabase, RecordsOfAnotherTargetAreRefusedWithTheirLine) {
 }
 
 tune::TuneSummary tuneOnce(const std::vector<graph::Task>& tasks, const std::string& path,
-                           int trials) {
+                           int trials, int perRound = 4) {
   measure::Measurer measurer(
       measure::testing::host(),
       {.runner = measure::testing::quickRunnerOptions(), .buildParallelism = 2});
@@ -105,7 +106,7 @@ tune::TuneSummary tuneOnce(const std::vector<graph::Task>& tasks, const std::str
   tune::Database database(path, keys, kTarget);
   tune::Tuner tuner(tasks, measurer, model, strategy, *scheduler, database,
                     {.trials = trials,
-                     .perRound = 4,
+                     .perRound = perRound,
                      .target = kTarget,
                      .defaults = {.cores = 2, .vectorLanes = 8}});
   return tuner.run();
@@ -137,6 +138,24 @@ TEST(TuneTuner, MeasuresDefaultsFirstNeverTwiceAndResumes) {
   });
   EXPECT_EQ(seen.size(), 18u);
   EXPECT_EQ(defaults, 2);
+  std::filesystem::remove(path);
+}
+
+// Two matrix products, 26 trials, rounds of 8: each warm-up round measures at most
+// 26 / (2 · 2) = 6 candidates, and the 12 trials left after the defaults and the warm-up go to
+// rounds of the full size.
+TEST(TuneTuner, WarmUpRoundsLeaveHalfOfTheBudgetToTheGradient) {
+  const std::vector<graph::Task> tasks = {matmulTask(16, 24, 32), matmulTask(8, 40, 24)};
+  const std::string path = temporaryLog("tuner-warm-up");
+  EXPECT_EQ(tuneOnce(tasks, path, 26, 8).trials, 26);
+  std::map<int, int> perRound;
+  measure::readRecords(path, [&](measure::Record&& record, const ErrorContext&) {
+    ++perRound[record.tuneRound];
+  });
+  EXPECT_EQ(perRound[0], 2);
+  EXPECT_EQ(perRound[1], 6);
+  EXPECT_EQ(perRound[2], 6);
+  EXPECT_EQ(perRound[3], 8);
   std::filesystem::remove(path);
 }
 

@@ -235,12 +235,6 @@ int main(int argc, char** argv) {
       throw Error(fmt::format("--trials {} is below the number of tasks ({}): every task's "
                               "default schedule is measured first",
                               *trials, tasks.size()));
-    if (trials && perRound > *trials / static_cast<int>(tasks.size())) {
-      // Ansor's rule: the warm-up pass, one round per task, fits in the budget.
-      perRound = std::max(1, *trials / static_cast<int>(tasks.size()));
-      spdlog::info("{} candidates per round, so that every task gets a round within {} trials",
-                   perRound, *trials);
-    }
     const codegen::CpuTarget& target = resolved.cpu;
     const int kernelThreads = threads > 0 ? threads : target.cores;
     evolution.sampling = {.cores = kernelThreads, .vectorLanes = target.vectorBits / 32};
