@@ -92,7 +92,7 @@ int Tuner::trialsLeft() const {
 }
 
 // Ansor sizes its rounds so that the warm-up, a round for every task, fits in the budget
-// (trials / tasks). At 64 trials a task that warm-up spends the whole budget, and the gradient
+// (trials / tasks). At 64 trials a task, that warm-up spends the whole budget, and the gradient
 // scheduler never gives a round to the tasks that dominate the latency. With a budget, warm-up
 // rounds therefore take at most trials / (2 · tasks), leaving the gradient half of it.
 int Tuner::roundSize(int t) const {
