@@ -1,31 +1,64 @@
 #!/usr/bin/env bash
-# Issue 17's checks on the GPU device machine, in one call of under 8 minutes. That machine has
-# CUDA and PyTorch but none of Debian's libraries, so the tools come as the archive that
-# scripts/gpu_bundle.sh builds here (carry `bundle`):
+# Issue 17's checks on the GPU device machine. That machine has CUDA and PyTorch but none of
+# Debian's libraries, so the tools come as the archive that scripts/gpu_bundle.sh builds here
+# (carry `bundle`):
 #
-#   run: bash scripts/gpu_check.sh          (carry: ["bundle"], timeout_s: 540)
+#   run: GPU_CHECK_SECONDS=420 bash scripts/gpu_check.sh [STEP...]   (carry: ["bundle"])
 #
-# 1. The bundle starts there, and the GPU unit tests pass (the driver, measurement on the GPU).
-# 2. clustune-run --check on resnet50, bert-base and mobilenet_v2 on the GPU (latency by CUDA
-#    events, outputs against the CPU's reference).
-# 3. clustune-measure: 20 sampled GPU schedules of each resnet50 task; GEMM 1024^3 checked and
-#    GEMM 4096^3 timed (its CPU reference would take minutes).
-# 4. scripts/gpu_peers.py: cuBLAS, cuDNN and PyTorch eager on the same cases, and the table.
-# Everything lands in $OUT (or gpu-out/): gpu_check.log, run.jsonl, r50.records.jsonl,
-# r50.tasks.jsonl, gemm.records.jsonl, peers.jsonl, table.md. Commit them under data/gpu/.
+# Steps, in this order (default: all of them):
+#   unit     the bundle starts, and the GPU unit tests pass (the driver, measurement on the GPU);
+#   run      clustune-run --check on resnet50, bert-base and mobilenet_v2 with the default GPU
+#            schedules (latency by CUDA events, outputs against the CPU's reference);
+#   tune     clustune-tune on the GPU: resnet50 (checked), then GEMM 4096^3 (--no-check: its CPU
+#            reference would take minutes), then clustune-run --check with both logs;
+#   measure  clustune-measure: 20 sampled GPU schedules of each resnet50 task;
+#   gemm     GEMM 1024^3 sampled and checked, GEMM 4096^3 sampled and timed;
+#   peers    scripts/gpu_peers.py: cuBLAS, cuDNN and PyTorch eager on the same cases, and the
+#            table.
+# GPU_CHECK_SECONDS (default 420) bounds the whole script: every step's own limit is cut to what
+# is left of it, so that a device call's timeout_s of GPU_CHECK_SECONDS + 30 always returns the
+# logs. What it leaves in $OUT (or gpu-out/): gpu_check.log, table.md, and results.tar.gz (run.jsonl,
+# tuned-run.jsonl, r50.tasks.jsonl, r50.records.jsonl, gemm1024.records.jsonl,
+# gemm4096.records.jsonl, tune.records.jsonl, tune.curve.jsonl, tune.gemm4096.records.jsonl,
+# peers.jsonl: one archive, since a device call returns at most 8 files), rewritten after every
+# step. Commit them under data/gpu/.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
 exec > >(tee -a "$out/gpu_check.log") 2>&1
+final=$(($(date +%s) + ${GPU_CHECK_SECONDS:-420}))
+deadline=$final
+steps=" ${*:-unit run tune measure gemm peers} "
+wants() { [[ $steps == *" $1 "* ]]; }
+# The peers need no clustune tool and take about a minute: the steps before them leave them that.
+wants peers && deadline=$((final - 90))
 step() { echo "== $(date +%T) $*"; }
+# bounded SECONDS COMMAND...: runs COMMAND for at most SECONDS, or what is left before the
+# deadline, and says how it ended when it failed.
+bounded() {
+  local seconds=$1 left=$((deadline - $(date +%s)))
+  shift
+  ((left < seconds)) && seconds=$left
+  if ((seconds < 5)); then
+    echo "skipped (no time left): $1" >&2
+    return 124
+  fi
+  timeout -k 5 "$seconds" "$@"
+  local rc=$?
+  ((rc == 0)) || echo "exit $rc after at most ${seconds}s: $*" >&2
+  return $rc
+}
 work=$(mktemp -d)
+res=$work/results
+mkdir -p "$res"
+save() { tar -C "$res" -czf "$out/results.tar.gz" . && cp "$res"/table.md "$out"/ 2>/dev/null; }
 
-step "machine"
+step "machine; steps:$steps"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv
 lscpu | grep -E 'Model name|^CPU\(s\)'
-step "unpack $(cat "$root/bundle/clustune-bundle.tar.xz" | wc -c) bytes"
+step "unpack $(wc -c <"$root/bundle/clustune-bundle.tar.xz") bytes"
 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
   "$root/bundle/clustune-bundle.tar.xz" "$work" || exit 1
 bin=$work/clustune/bin
@@ -33,28 +66,9 @@ echo "bundle of commit $(cat "$work/clustune/COMMIT")"
 export CLUSTUNE_LIBDEVICE=$work/clustune/share/libdevice.10.bc
 h200=$root/configs/targets/nvidia-h200.json
 jobs=$(nproc)
-
-step "the bundle starts"
-"$bin/clustune-run" --help | head -2 || exit 1
-step "GPU unit tests"
-timeout 120 "$bin/clustune-unit-tests" --gtest_brief=1 \
-  --gtest_filter='CudaDriver*:GpuMeasure*:WorkerProtocol*:Runner*'
-
-step "whole models on the GPU, checked"
-for model in resnet50 bert-base mobilenet_v2; do
-  timeout 150 "$bin/clustune-run" "$root/models/$model.onnx" --target "$h200" --check \
-    --repeat 20 --threads "$jobs" --json -q >>"$out/run.jsonl" ||
-    echo "clustune-run $model failed: exit $?"
-done
-cat "$out/run.jsonl"
-
-step "resnet50: 20 sampled GPU schedules per task"
+models="resnet50 bert-base mobilenet_v2"
 "$bin/clustune-partition" -q "$root/models/resnet50.onnx" -o "$work/r50.tasks.jsonl"
-cp "$work/r50.tasks.jsonl" "$out/r50.tasks.jsonl"
-timeout 200 "$bin/clustune-measure" "$work/r50.tasks.jsonl" --target "$h200" --per-task 20 \
-  --jobs "$jobs" --time-budget 150 --seed 1 -o "$out/r50.records.jsonl" -q
-
-step "GEMM on the GPU"
+cp "$work/r50.tasks.jsonl" "$res/r50.tasks.jsonl"
 python3 - "$work" <<'PY'
 import sys, onnx
 from onnx import TensorProto, helper
@@ -69,14 +83,71 @@ PY
 for n in 1024 4096; do
   "$bin/clustune-partition" -q "$work/gemm$n.onnx" -o "$work/gemm$n.tasks.jsonl"
 done
-timeout 60 "$bin/clustune-measure" "$work/gemm1024.tasks.jsonl" --target "$h200" --per-task 10 \
-  --jobs "$jobs" --seed 1 -o "$work/gemm1024.records.jsonl" -q
-timeout 90 "$bin/clustune-measure" "$work/gemm4096.tasks.jsonl" --target "$h200" --per-task 20 \
-  --jobs "$jobs" --time-budget 60 --seed 1 --no-check -o "$work/gemm4096.records.jsonl" -q
-cat "$work/gemm1024.records.jsonl" "$work/gemm4096.records.jsonl" >"$out/gemm.records.jsonl"
 
-step "peers: cuBLAS, cuDNN, PyTorch eager"
-timeout 120 python3 "$root/scripts/gpu_peers.py" --tasks "$work/r50.tasks.jsonl" \
-  --records "$out/r50.records.jsonl" --gemm-records "$work/gemm4096.records.jsonl" \
-  --runs "$out/run.jsonl" --json "$out/peers.jsonl" --table "$out/table.md"
+save
+if wants unit; then
+  step "the bundle starts; GPU unit tests"
+  "$bin/clustune-run" --help | head -2
+  bounded 45 "$bin/clustune-unit-tests" --gtest_brief=1 \
+    --gtest_filter='CudaDriver*:GpuMeasure*:WorkerProtocol*:Runner*'
+fi
+
+save
+if wants run; then
+  step "whole models on the GPU, default schedules, checked"
+  for model in $models; do
+    bounded 50 "$bin/clustune-run" "$root/models/$model.onnx" --target "$h200" --check \
+      --per-task --repeat 20 --threads "$jobs" --json -q >>"$res/run.jsonl"
+  done
+  cut -c1-400 "$res/run.jsonl"
+fi
+
+save
+if wants tune; then
+  step "tuning on the GPU: resnet50, then GEMM 4096^3"
+  bounded 130 "$bin/clustune-tune" "$root/models/resnet50.onnx" --target "$h200" --mode online \
+    --trials 2048 --per-round 32 --time-budget 90 --min-repeat-ms 2 --jobs "$jobs" --seed 1 \
+    -o "$res/tune.records.jsonl" --curve "$res/tune.curve.jsonl" -q
+  bounded 50 "$bin/clustune-tune" --tasks "$work/gemm4096.tasks.jsonl" --target "$h200" \
+    --mode online --trials 256 --per-round 32 --time-budget 30 --min-repeat-ms 2 --no-check \
+    --jobs "$jobs" --seed 1 -o "$res/tune.gemm4096.records.jsonl" -q
+  step "tuned whole models, checked"
+  bounded 50 "$bin/clustune-run" "$root/models/resnet50.onnx" --target "$h200" --check \
+    --log "$res/tune.records.jsonl" --per-task --repeat 20 --threads "$jobs" --json -q \
+    >>"$res/tuned-run.jsonl"
+  bounded 45 "$bin/clustune-run" "$work/gemm4096.onnx" --target "$h200" --check \
+    --log "$res/tune.gemm4096.records.jsonl" --repeat 20 --threads "$jobs" --json -q \
+    >>"$res/tuned-run.jsonl"
+  cut -c1-400 "$res/tuned-run.jsonl"
+fi
+
+save
+if wants measure; then
+  step "resnet50: 20 sampled GPU schedules per task"
+  bounded 60 "$bin/clustune-measure" "$work/r50.tasks.jsonl" --target "$h200" --per-task 20 \
+    --jobs "$jobs" --time-budget 40 --seed 1 -o "$res/r50.records.jsonl" -q
+fi
+
+save
+if wants gemm; then
+  step "GEMM on the GPU: 1024^3 checked, 4096^3 timed"
+  bounded 30 "$bin/clustune-measure" "$work/gemm1024.tasks.jsonl" --target "$h200" \
+    --per-task 10 --jobs "$jobs" --seed 1 -o "$work/gemm1024.records.jsonl" -q
+  bounded 40 "$bin/clustune-measure" "$work/gemm4096.tasks.jsonl" --target "$h200" \
+    --per-task 20 --jobs "$jobs" --time-budget 25 --seed 1 --no-check \
+    -o "$work/gemm4096.records.jsonl" -q
+  cp "$work"/gemm*.records.jsonl "$res"/ 2>/dev/null
+fi
+
+save
+if wants peers; then
+  deadline=$final
+  step "peers: cuBLAS, cuDNN, PyTorch eager"
+  PYTHONUNBUFFERED=1 bounded 100 python3 "$root/scripts/gpu_peers.py" \
+    --tasks "$work/r50.tasks.jsonl" --records "$res/r50.records.jsonl" \
+    --tuned-records "$res/tune.records.jsonl" --gemm-records "$res/gemm4096.records.jsonl" \
+    --tuned-gemm-records "$res/tune.gemm4096.records.jsonl" --runs "$res/run.jsonl" \
+    --tuned-runs "$res/tuned-run.jsonl" --json "$res/peers.jsonl" --table "$res/table.md"
+fi
+save
 step "done"

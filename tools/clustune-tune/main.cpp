@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   double timeBudget = 0, timeout = 10, buildTimeout = 30, updateShare = 0.1;
   bool noUpdate = false;
   bool noTransfer = false;
+  bool noCheck = false;
   int perRound = 64;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = 0;
@@ -185,6 +186,10 @@ int main(int argc, char** argv) {
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run, so that candidates are chosen by their "
                "cost with cold weights, as a large model's layers run");
+  app.add_flag("--no-check", noCheck,
+               "Time candidates without comparing their outputs with the reference (for tasks "
+               "whose reference would take minutes; the log's schedules are then unverified: "
+               "check the result with clustune-run --check)");
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {
@@ -283,6 +288,9 @@ int main(int argc, char** argv) {
     measureOptions.gpu = resolved.gpu;
     measureOptions.buildParallelism = jobs;
     measureOptions.buildTimeoutSeconds = buildTimeout;
+    measureOptions.checkCorrectness = !noCheck;
+    if (noCheck)
+      spdlog::warn("--no-check: outputs are not compared with the reference");
     measure::Measurer measurer(target, measureOptions);
 
     const std::string targetString = codegen::targetLabel(resolved, kernelThreads);
