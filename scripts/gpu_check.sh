@@ -9,12 +9,16 @@
 #   unit     the bundle starts, and the GPU unit tests pass (the driver, measurement on the GPU);
 #   run      clustune-run --check on resnet50, bert-base and mobilenet_v2 with the default GPU
 #            schedules (latency by CUDA events, outputs against the CPU's reference);
-#   tune     clustune-tune on the GPU: resnet50 (checked), then GEMM 4096^3 (--no-check: its CPU
-#            reference would take minutes), then clustune-run --check with both logs;
+#   tune-bert  clustune-tune on the GPU: bert-base (checked), then clustune-run --check with its log;
+#   tune     clustune-tune on the GPU: GEMM 4096^3 (--no-check: its CPU reference would take
+#            minutes), then resnet50 (checked), then clustune-run --check with both logs;
 #   measure  clustune-measure: 20 sampled GPU schedules of each resnet50 task;
 #   gemm     GEMM 1024^3 sampled and checked, GEMM 4096^3 sampled and timed;
 #   peers    scripts/gpu_peers.py: cuBLAS, cuDNN and PyTorch eager on the same cases, and the
 #            table.
+# TUNE_SECONDS (default 90) and GEMM_TUNE_SECONDS (30) are the tuning time budgets. With
+# RESUME=DIR, the record and run files of an earlier call (its results.tar.gz, unpacked) are
+# copied in first: tuning resumes their logs, and the table keeps their other columns.
 # GPU_CHECK_SECONDS (default 420) bounds the whole script: every step's own limit is cut to what
 # is left of it, so that a device call's timeout_s of GPU_CHECK_SECONDS + 30 always returns the
 # logs. What it leaves in $OUT (or gpu-out/): gpu_check.log, table.md, and results.tar.gz (run.jsonl,
@@ -30,7 +34,7 @@ mkdir -p "$out"
 exec > >(tee -a "$out/gpu_check.log") 2>&1
 final=$(($(date +%s) + ${GPU_CHECK_SECONDS:-420}))
 deadline=$final
-steps=" ${*:-unit run tune measure gemm peers} "
+steps=" ${*:-unit run tune-bert tune measure gemm peers} "
 wants() { [[ $steps == *" $1 "* ]]; }
 # The peers need no clustune tool and take about a minute: the steps before them leave them that.
 wants peers && deadline=$((final - 90))
@@ -67,6 +71,12 @@ export CLUSTUNE_LIBDEVICE=$work/clustune/share/libdevice.10.bc
 h200=$root/configs/targets/nvidia-h200.json
 jobs=$(nproc)
 models="resnet50 bert-base mobilenet_v2"
+tune_seconds=${TUNE_SECONDS:-90}
+gemm_tune_seconds=${GEMM_TUNE_SECONDS:-30}
+if [[ -n ${RESUME:-} ]]; then
+  cp "$root/$RESUME"/*.jsonl "$res"/ || exit 1
+  echo "resuming from $RESUME: $(ls "$res" | tr '\n' ' ')"
+fi
 "$bin/clustune-partition" -q "$root/models/resnet50.onnx" -o "$work/r50.tasks.jsonl"
 cp "$work/r50.tasks.jsonl" "$res/r50.tasks.jsonl"
 python3 - "$work" <<'PY'
@@ -103,14 +113,29 @@ if wants run; then
 fi
 
 save
+if wants tune-bert; then
+  step "tuning bert-base on the GPU"
+  bounded $((tune_seconds + 40)) "$bin/clustune-tune" "$root/models/bert-base.onnx" \
+    --target "$h200" --mode online --trials 4096 --per-round 32 --time-budget "$tune_seconds" \
+    --min-repeat-ms 2 --jobs "$jobs" --seed 1 -o "$res/tune.bert-base.records.jsonl" \
+    --curve "$res/tune.bert-base.curve.jsonl" -q
+  bounded 50 "$bin/clustune-run" "$root/models/bert-base.onnx" --target "$h200" --check \
+    --log "$res/tune.bert-base.records.jsonl" --per-task --repeat 20 --threads "$jobs" --json \
+    -q >>"$res/tuned-run.jsonl"
+  tail -1 "$res/tuned-run.jsonl" | cut -c1-400
+fi
+
+save
 if wants tune; then
-  step "tuning on the GPU: resnet50, then GEMM 4096^3"
-  bounded 130 "$bin/clustune-tune" "$root/models/resnet50.onnx" --target "$h200" --mode online \
-    --trials 2048 --per-round 32 --time-budget 90 --min-repeat-ms 2 --jobs "$jobs" --seed 1 \
-    -o "$res/tune.records.jsonl" --curve "$res/tune.curve.jsonl" -q
-  bounded 50 "$bin/clustune-tune" --tasks "$work/gemm4096.tasks.jsonl" --target "$h200" \
-    --mode online --trials 256 --per-round 32 --time-budget 30 --min-repeat-ms 2 --no-check \
-    --jobs "$jobs" --seed 1 -o "$res/tune.gemm4096.records.jsonl" -q
+  step "tuning on the GPU: GEMM 4096^3, then resnet50"
+  bounded $((gemm_tune_seconds + 20)) "$bin/clustune-tune" --tasks "$work/gemm4096.tasks.jsonl" \
+    --target "$h200" --mode online --trials 4096 --per-round 32 \
+    --time-budget "$gemm_tune_seconds" --min-repeat-ms 2 --no-check --jobs "$jobs" --seed 1 \
+    -o "$res/tune.gemm4096.records.jsonl" -q
+  bounded $((tune_seconds + 40)) "$bin/clustune-tune" "$root/models/resnet50.onnx" \
+    --target "$h200" --mode online --trials 4096 --per-round 32 --time-budget "$tune_seconds" \
+    --min-repeat-ms 2 --jobs "$jobs" --seed 1 -o "$res/tune.records.jsonl" \
+    --curve "$res/tune.curve.jsonl" -q
   step "tuned whole models, checked"
   bounded 50 "$bin/clustune-run" "$root/models/resnet50.onnx" --target "$h200" --check \
     --log "$res/tune.records.jsonl" --per-task --repeat 20 --threads "$jobs" --json -q \
@@ -118,7 +143,7 @@ if wants tune; then
   bounded 45 "$bin/clustune-run" "$work/gemm4096.onnx" --target "$h200" --check \
     --log "$res/tune.gemm4096.records.jsonl" --repeat 20 --threads "$jobs" --json -q \
     >>"$res/tuned-run.jsonl"
-  cut -c1-400 "$res/tuned-run.jsonl"
+  tail -2 "$res/tuned-run.jsonl" | cut -c1-400
 fi
 
 save
