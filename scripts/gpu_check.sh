@@ -9,6 +9,9 @@
 #   unit     the bundle starts, and the GPU unit tests pass (the driver, measurement on the GPU);
 #   run      clustune-run --check on resnet50, bert-base and mobilenet_v2 with the default GPU
 #            schedules (latency by CUDA events, outputs against the CPU's reference);
+#   jit      measurement throughput, side by side: resnet50's tasks with the driver compiling
+#            each module's PTX in the GPU worker (CLUSTUNE_PTXAS=none), then with ptxas on the
+#            build cores (codegen/cuda/Ptxas.h);
 #   tune-bert  clustune-tune on the GPU: bert-base (checked), then clustune-run --check with its log;
 #   tune     clustune-tune on the GPU: GEMM 4096^3 (--no-check: its CPU reference would take
 #            minutes), then resnet50 (checked), then clustune-run --check with both logs;
@@ -34,10 +37,10 @@ mkdir -p "$out"
 exec > >(tee -a "$out/gpu_check.log") 2>&1
 final=$(($(date +%s) + ${GPU_CHECK_SECONDS:-420}))
 deadline=$final
-steps=" ${*:-unit run tune-bert tune measure gemm peers} "
+steps=" ${*:-unit run jit tune-bert tune measure gemm peers} "
 wants() { [[ $steps == *" $1 "* ]]; }
-# The peers need no clustune tool and take about a minute: the steps before them leave them that.
-wants peers && deadline=$((final - 90))
+# The peers need no clustune tool and take about 25 s: the steps before them leave them 40.
+wants peers && deadline=$((final - 40))
 step() { echo "== $(date +%T) $*"; }
 # bounded SECONDS COMMAND...: runs COMMAND for at most SECONDS, or what is left before the
 # deadline, and says how it ended when it failed.
@@ -62,6 +65,7 @@ save() { tar -C "$res" -czf "$out/results.tar.gz" . && cp "$res"/table.md "$out"
 step "machine; steps:$steps"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv
 lscpu | grep -E 'Model name|^CPU\(s\)'
+echo "ptxas: $(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null || echo none)"
 step "unpack $(wc -c <"$root/bundle/clustune-bundle.tar.xz") bytes"
 python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
   "$root/bundle/clustune-bundle.tar.xz" "$work" || exit 1
@@ -110,6 +114,16 @@ if wants run; then
       --per-task --repeat 20 --threads "$jobs" --json -q >>"$res/run.jsonl"
   done
   cut -c1-400 "$res/run.jsonl"
+fi
+
+save
+if wants jit; then
+  step "measurement throughput: the driver's JIT, then ptxas on the build cores"
+  for ptxas in none ""; do
+    CLUSTUNE_PTXAS=$ptxas bounded 40 "$bin/clustune-measure" "$work/r50.tasks.jsonl" \
+      --target "$h200" --per-task 4 --jobs "$jobs" --time-budget 25 --seed 2 \
+      -o "$res/jit-${ptxas:-ptxas}.records.jsonl" -q
+  done
 fi
 
 save

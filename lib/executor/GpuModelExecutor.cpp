@@ -1,6 +1,7 @@
 // See GpuModelExecutor.h.
 #include "executor/GpuModelExecutor.h"
 
+#include "codegen/cuda/Ptxas.h"
 #include "executor/ModelPlan.h"
 #include "support/Error.h"
 #include "support/Stopwatch.h"
@@ -41,7 +42,10 @@ GpuModelExecutor::GpuModelExecutor(graph::Graph model, const codegen::CudaTarget
     }
     workspaceBytes = std::max(workspaceBytes, offset);
     try {
-      loaded.module = session_.loadModule(loaded.code.ptx);
+      // The machine code tuning measured, where ptxas is there (Ptxas.h).
+      codegen::attachCubin(loaded.code, target);
+      loaded.module =
+          session_.loadModule(loaded.code.cubin.empty() ? loaded.code.ptx : loaded.code.cubin);
       loaded.kernels = session_.resolve(loaded.module, loaded.code.launches);
     } catch (const Error& error) {
       if (loaded.module)

@@ -2,6 +2,7 @@
 #include "measure/Builder.h"
 
 #include "codegen/cpu/CpuCodegen.h"
+#include "codegen/cuda/Ptxas.h"
 #include "measure/IsolatedBuild.h"
 #include "runtime/ThreadPool.h"
 #include "schedule/Lower.h"
@@ -38,9 +39,10 @@ BuildResult buildCandidate(const MeasureInput& input, const BuildTarget& target)
     if (result.ok()) {
       const te::LoweredFunction function =
           injectFault(schedule::lower(workload, state, result.functionName), input.fault);
-      if (const auto* gpu = std::get_if<codegen::CudaTarget>(&target))
+      if (const auto* gpu = std::get_if<codegen::CudaTarget>(&target)) {
         result.gpu = codegen::compileToPtx(function, *gpu);
-      else
+        codegen::attachCubin(result.gpu, *gpu);
+      } else
         result.objectBytes =
             codegen::compileToObject(function, std::get<codegen::CpuTarget>(target));
     }

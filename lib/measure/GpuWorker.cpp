@@ -105,8 +105,9 @@ private:
 // A loaded module, unloaded with the scope.
 class LoadedModule {
 public:
-  LoadedModule(CudaDriver::Session& session, const std::string& ptx)
-      : session_(session), module_(session.loadModule(ptx)) {}
+  LoadedModule(CudaDriver::Session& session, const codegen::CudaModule& code)
+      : session_(session), module_(session.loadModule(code.cubin.empty() ? code.ptx : code.cubin)) {
+  }
   ~LoadedModule() {
     try {
       session_.unloadModule(module_);
@@ -131,7 +132,7 @@ RunResponse runOnGpu(GpuState& state, const RunRequest& request) {
     workspace.emplace_back(device, static_cast<std::size_t>(buffer.bytes));
     pointers.push_back(workspace.back().address());
   }
-  const LoadedModule module(device, request.gpu.ptx);
+  const LoadedModule module(device, request.gpu);
   const std::vector<codegen::CudaLaunch>& launches = request.gpu.launches;
   response.costs = timeBatches(
       [&](std::int64_t runs) {

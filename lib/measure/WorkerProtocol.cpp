@@ -116,6 +116,7 @@ ArgumentSpec getSpec(ByteReader& in) {
 
 void putGpuModule(ByteWriter& out, const codegen::CudaModule& module) {
   out.putString(module.ptx);
+  out.putString(module.cubin);
   out.put<std::uint64_t>(module.launches.size());
   for (const codegen::CudaLaunch& launch : module.launches) {
     out.putString(launch.kernel);
@@ -134,6 +135,7 @@ void putGpuModule(ByteWriter& out, const codegen::CudaModule& module) {
 codegen::CudaModule getGpuModule(ByteReader& in) {
   codegen::CudaModule module;
   module.ptx = in.getString();
+  module.cubin = in.getString();
   module.launches.resize(in.getCount(sizeof(std::uint64_t) + 6 * sizeof(std::int64_t)));
   for (codegen::CudaLaunch& launch : module.launches) {
     launch.kernel = in.getString();

@@ -7,6 +7,7 @@
 
 #include "ScheduleTestSupport.h"
 #include "codegen/cuda/KernelPlan.h"
+#include "codegen/cuda/Ptxas.h"
 #include "support/Error.h"
 
 #include <cstdlib>
@@ -65,11 +66,9 @@ std::string refusal(const te::LoweredFunction& function, const CudaTarget& targe
   return "(accepted)";
 }
 
+// ptxas from the CUDA toolkit, or "" where it is not installed.
 std::string findPtxas() {
-  for (const char* directory : {"/usr/local/cuda/bin", "/usr/bin"})
-    if (std::filesystem::exists(std::filesystem::path(directory) / "ptxas"))
-      return std::string(directory) + "/ptxas";
-  return "";
+  return codegen::findPtxas().value_or("");
 }
 
 bool hasLibdevice() {
@@ -77,21 +76,15 @@ bool hasLibdevice() {
          std::getenv("CLUSTUNE_LIBDEVICE") || std::getenv("CUDA_HOME");
 }
 
-// ptxas's exit status on `ptx`, with its messages in `log`.
-int assemble(const std::string& ptxas, const std::string& ptx, const std::string& arch,
-             std::string& log) {
-  const auto directory =
-      std::filesystem::temp_directory_path() / ("clustune-ptxas-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(directory);
-  std::ofstream(directory / "kernel.ptx") << ptx;
-  const std::string command = ptxas + " -arch=" + arch + " " + (directory / "kernel.ptx").string() +
-                              " -o " + (directory / "kernel.cubin").string() + " > " +
-                              (directory / "log.txt").string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream stream(directory / "log.txt");
-  log.assign(std::istreambuf_iterator<char>(stream), {});
-  std::filesystem::remove_all(directory);
-  return status;
+// Whether ptxas assembles `ptx` for `arch`; its messages in `log` when not.
+bool assembles(const std::string& ptxas, const std::string& ptx, const std::string& arch,
+               std::string& log) {
+  try {
+    return !codegen::assembleCubin(ptx, arch, ptxas).empty();
+  } catch (const Error& error) {
+    log = error.what();
+    return false;
+  }
 }
 
 } // namespace
@@ -224,7 +217,7 @@ TEST(CudaCodegen, SharedCopiesAreAddressSpace3ArraysBetweenBarriers) {
   if (ptxas.empty())
     GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
   std::string log;
-  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log << module.ptx;
+  EXPECT_TRUE(assembles(ptxas, module.ptx, "sm_90", log)) << log << module.ptx;
 }
 
 TEST(CudaCodegen, CrossThreadReductionsFoldInSharedMemoryBetweenBarriers) {
@@ -253,7 +246,7 @@ TEST(CudaCodegen, CrossThreadReductionsFoldInSharedMemoryBetweenBarriers) {
     GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
   for (const codegen::CudaModule* module : {&reduction, &attached}) {
     std::string log;
-    EXPECT_EQ(assemble(ptxas, module->ptx, "sm_90", log), 0) << log << module->ptx;
+    EXPECT_TRUE(assembles(ptxas, module->ptx, "sm_90", log)) << log << module->ptx;
   }
 }
 
@@ -277,7 +270,7 @@ TEST(CudaCodegen, PtxAssemblesForSm90) {
   if (ptxas.empty())
     GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
   std::string log;
-  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log << module.ptx;
+  EXPECT_TRUE(assembles(ptxas, module.ptx, "sm_90", log)) << log << module.ptx;
 }
 
 TEST(CudaCodegen, MathFunctionsComeFromLibdevice) {
@@ -294,5 +287,42 @@ TEST(CudaCodegen, MathFunctionsComeFromLibdevice) {
   if (ptxas.empty())
     GTEST_SKIP() << "no ptxas";
   std::string log;
-  EXPECT_EQ(assemble(ptxas, module.ptx, "sm_90", log), 0) << log;
+  EXPECT_TRUE(assembles(ptxas, module.ptx, "sm_90", log)) << log;
+}
+
+// Candidates are assembled on the build cores (Ptxas.h): a cubin for the target's arch, or
+// ptxas's own words when it refuses the PTX. CLUSTUNE_PTXAS picks another ptxas or none.
+TEST(CudaPtxas, AssemblesCubinsAndSaysWhyItRefuses) {
+  const std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    GTEST_SKIP() << "no ptxas: the CUDA toolkit is not installed";
+  codegen::CudaModule module = codegen::compileToPtx(boundMatmul(8, 256, 64), h200());
+  codegen::attachCubin(module, h200());
+  ASSERT_GE(module.cubin.size(), 4u);
+  EXPECT_EQ(module.cubin.substr(0, 4), "\x7f"
+                                       "ELF");
+
+  std::string broken = module.ptx;
+  broken.replace(broken.find("%tid.x"), 6, "%nosuchregister");
+  try {
+    codegen::assembleCubin(broken, "sm_90", ptxas);
+    ADD_FAILURE() << "ptxas accepted broken PTX";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("ptxas refused the PTX for sm_90"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("nosuchregister"), std::string::npos) << error.what();
+  }
+}
+
+TEST(CudaPtxas, TheEnvironmentChoosesPtxasOrNone) {
+  const char* saved = std::getenv("CLUSTUNE_PTXAS");
+  const std::string before = saved ? saved : "";
+  ::setenv("CLUSTUNE_PTXAS", "none", 1);
+  EXPECT_FALSE(codegen::findPtxas().has_value());
+  ::setenv("CLUSTUNE_PTXAS", "/nonexistent/ptxas", 1);
+  EXPECT_THROW(codegen::findPtxas(), Error);
+  if (saved)
+    ::setenv("CLUSTUNE_PTXAS", before.c_str(), 1);
+  else
+    ::unsetenv("CLUSTUNE_PTXAS");
 }

@@ -5,6 +5,7 @@
 // device machine), the same test measures them and checks them against the CPU's reference.
 #include "MeasureTestSupport.h"
 #include "codegen/cuda/CudaTarget.h"
+#include "codegen/cuda/Ptxas.h"
 #include "measure/Builder.h"
 #include "measure/Measurer.h"
 #include "runtime/cuda/CudaDriver.h"
@@ -38,7 +39,7 @@ bool machineHasCuda() {
   }
 }
 
-TEST(GpuMeasureTest, CandidatesBuildToPtxOnThreadsAndInBuildProcesses) {
+TEST(GpuMeasureTest, CandidatesBuildToPtxAndCubinOnThreadsAndInBuildProcesses) {
   const graph::Task matmul = matmulTask(64, 48, 40);
   const graph::Task addRelu = addReluTask(16, 300);
   const std::vector<MeasureInput> inputs = {{matmul, gpuSteps(matmul)},
@@ -53,6 +54,9 @@ TEST(GpuMeasureTest, CandidatesBuildToPtxOnThreadsAndInBuildProcesses) {
     EXPECT_NE(onThreads[i].gpu.ptx.find(".target sm_90"), std::string::npos);
     ASSERT_FALSE(onThreads[i].gpu.launches.empty());
     EXPECT_EQ(inChildren[i].gpu.ptx, onThreads[i].gpu.ptx);
+    // Assembled on the build cores where ptxas is there, the same in both.
+    EXPECT_EQ(onThreads[i].gpu.cubin.empty(), !codegen::findPtxas().has_value());
+    EXPECT_EQ(inChildren[i].gpu.cubin, onThreads[i].gpu.cubin);
     EXPECT_EQ(inChildren[i].gpu.launches, onThreads[i].gpu.launches);
     EXPECT_EQ(inChildren[i].arguments, onThreads[i].arguments);
   }

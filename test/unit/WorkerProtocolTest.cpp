@@ -43,6 +43,9 @@ TEST(WorkerProtocolTest, RequestsRoundTrip) {
 TEST(WorkerProtocolTest, GpuRequestsAndBuildsCarryTheirModule) {
   const codegen::CudaModule module{
       .ptx = ".version 8.5\n.target sm_90\n",
+      .cubin = std::string("\x7f"
+                           "ELF\0\x01\xff",
+                           7),
       .launches = {{.kernel = "f_kernel0", .grid = {8, 1, 1}, .block = {256, 1, 1}},
                    {.kernel = "f_kernel1", .grid = {2, 3, 4}, .block = {32, 4, 2}}},
       .workspace = {{.name = "T_tmp", .bytes = 4096}}};
@@ -51,6 +54,7 @@ TEST(WorkerProtocolTest, GpuRequestsAndBuildsCarryTheirModule) {
   request.gpu = module;
   const RunRequest decoded = decodeRunRequest(encode(request));
   EXPECT_EQ(decoded.gpu.ptx, module.ptx);
+  EXPECT_EQ(decoded.gpu.cubin, module.cubin);
   EXPECT_EQ(decoded.gpu.launches, module.launches);
   ASSERT_EQ(decoded.gpu.workspace.size(), 1u);
   EXPECT_EQ(decoded.gpu.workspace[0].name, "T_tmp");

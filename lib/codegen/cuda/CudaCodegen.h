@@ -41,6 +41,7 @@ struct CudaWorkspace {
 
 struct CudaModule {
   std::string ptx;
+  std::string cubin; // ptxas's machine code of `ptx` (Ptxas.h); empty: the driver compiles ptx
   std::vector<CudaLaunch> launches; // in the order they run
   std::vector<CudaWorkspace> workspace;
 };

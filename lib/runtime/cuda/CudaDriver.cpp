@@ -228,17 +228,17 @@ void CudaDriver::Session::zero(std::uint64_t address, std::size_t bytes) {
   functions_.check(functions_.memsetD8(address, 0, bytes), "cuMemsetD8");
 }
 
-void* CudaDriver::Session::loadModule(const std::string& ptx) {
+void* CudaDriver::Session::loadModule(const std::string& image) {
   // The JIT's own messages (ptxas's errors) say more than the CUresult.
   std::string log(8192, '\0');
   int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes};
   void* values[] = {log.data(), reinterpret_cast<void*>(log.size())};
   CUmodule module = nullptr;
-  const CUresult result = functions_.moduleLoadDataEx(&module, ptx.c_str(), 2, options, values);
+  const CUresult result = functions_.moduleLoadDataEx(&module, image.c_str(), 2, options, values);
   if (result != kSuccess) {
     log.resize(log.find('\0'));
     try {
-      functions_.check(result, "loading the PTX module");
+      functions_.check(result, "loading the module");
     } catch (const Error& error) {
       throw Error(error.message() + (log.empty() ? "" : ": " + log));
     }

@@ -82,8 +82,9 @@ public:
   void copyToHost(void* destination, std::uint64_t source, std::size_t bytes);
   void zero(std::uint64_t address, std::size_t bytes);
 
-  // Loads PTX text (the driver JIT-compiles it for the device) and returns a module handle.
-  void* loadModule(const std::string& ptx);
+  // Loads a module image, PTX text (which the driver compiles for the device) or a cubin, and
+  // returns its handle.
+  void* loadModule(const std::string& image);
   void unloadModule(void* module);
   // The kernels of `launches` in `module`, looked up once for enqueue().
   std::vector<void*> resolve(void* module, const std::vector<KernelLaunch>& launches);
