@@ -7,6 +7,13 @@ shape inference so value_info carries every intermediate shape, then moves all
 tensors larger than 1 KiB to an external-data file and DELETES that file: the
 committed .onnx keeps the graph, shapes and small constants only. Prints file
 size, parameter count and FLOPs (scripts/count_flops.py) for every model.
+
+With --dynamic-batch, axis 0 of every input and output is the dynamic dimension
+"batch" instead (default folder models/dynamic/): the exporter then keeps the
+shape computations that a static export folds into constants, such as BERT's
+attention Reshape targets, so that clustune's --batch and --input-shape can set
+any batch or sequence length. The CNNs need no such variant: their static batch
+can be replaced (clustune-bench does it), BERT's cannot.
 """
 
 import argparse
@@ -159,7 +166,7 @@ def verify_with_ort(name, tmp_path, model, args, out_names):
     return diff
 
 
-def export_one(name, out_dir, verify=False):
+def export_one(name, out_dir, verify=False, dynamic_batch=False):
     torch.manual_seed(0)
     model, args, in_names, out_names = MODELS[name]()
     model.eval()
@@ -170,6 +177,8 @@ def export_one(name, out_dir, verify=False):
                   opset_version=OPSET, do_constant_folding=True)
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kwargs["dynamo"] = False
+    if dynamic_batch:
+        kwargs["dynamic_axes"] = {tensor: {0: "batch"} for tensor in in_names + out_names}
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = os.path.join(tmp, f"{name}.onnx")
         with torch.no_grad():
@@ -181,7 +190,8 @@ def export_one(name, out_dir, verify=False):
     m = onnx.shape_inference.infer_shapes(m, data_prop=True)
     onnx.checker.check_model(m)  # weights still present here
     m.producer_name = "clustune scripts/export_models.py"
-    m.doc_string = f"{name}: random-init weights, external data deleted (shapes only)"
+    m.doc_string = (f"{name}: random-init weights, external data deleted (shapes only)"
+                    + ("; dynamic batch" if dynamic_batch else ""))
     data_path = os.path.join(out_dir, data_name)
     if os.path.exists(data_path):
         os.remove(data_path)
@@ -197,8 +207,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset to export (default: all): " + " ".join(MODELS))
-    ap.add_argument("--out-dir", default=os.path.join(REPO, "models"),
-                    help="output directory (default: models/ of the repository)")
+    ap.add_argument("--out-dir", default=None,
+                    help="output directory (default: models/ of the repository, or "
+                         "models/dynamic/ with --dynamic-batch)")
+    ap.add_argument("--dynamic-batch", action="store_true",
+                    help="export axis 0 of every input and output as the dynamic dimension 'batch'")
     ap.add_argument("--verify", action="store_true",
                     help="also run each full-weight export in onnxruntime and compare with torch")
     args = ap.parse_args(argv)
@@ -206,13 +219,15 @@ def main(argv=None):
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         ap.error(f"unknown model(s): {', '.join(unknown)}")
+    if args.out_dir is None:
+        args.out_dir = os.path.join(REPO, "models", "dynamic" if args.dynamic_batch else "")
     os.makedirs(args.out_dir, exist_ok=True)
 
     t_all = time.time()
     print(f"{'model':<20} {'size':>10} {'params':>12} {'FLOPs':>16} {'time':>7}")
     for name in names:
         t0 = time.time()
-        path = export_one(name, args.out_dir, args.verify)
+        path = export_one(name, args.out_dir, args.verify, args.dynamic_batch)
         res = count_flops.count_path(path)
         for w in res["warnings"]:
             print(f"warning: {name}: {w}", file=sys.stderr)
