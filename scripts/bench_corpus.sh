@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The clustune-bench results of docs/results.md ("Batch sweeps and depth sweeps"): the corpus
-# models across batch sizes under clustune's default schedules, a tuning log where given, and
-# ONNX Runtime; then the block models of scripts/make_block_models.py across depths, tuned on
-# the one-block model; then the plots. One measurement at a time.
+# models across batch sizes under clustune's default schedules, ONNX Runtime and PyTorch (the
+# BERTs from models/dynamic/, whose batch is a dynamic dimension); then the block models of
+# scripts/make_block_models.py across depths, tuned on the one-block model; then the plots. One
+# measurement at a time.
 #
 # Usage: scripts/bench_corpus.sh [--models resnet18,mobilenet_v2,bert-tiny,dcgan]
 #          [--batch 1,2,4,8] [--depths 1,2,4,8] [--families resnet_basic,transformer]
-#          [--trials-per-task 64] [--threads N] [--repeat R] [--out experiments/bench]
-#          [--skip-depth]
+#          [--compilers default,ort,torch] [--trials-per-task 64] [--threads N] [--repeat R]
+#          [--out experiments/bench] [--skip-depth]
 # Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
 # the PNG files OUT/batch-*.png, OUT/depth-depth.png.
 set -euo pipefail
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 
 models=resnet18,mobilenet_v2,bert-tiny,dcgan
 batch=1,2,4,8
+compilers=default,ort,torch
 depths=1,2,4,8
 families=resnet_basic,transformer
 per_task=64
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --models) models=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
+    --compilers) compilers=$2; shift 2 ;;
     --depths) depths=$2; shift 2 ;;
     --families) families=$2; shift 2 ;;
     --trials-per-task) per_task=$2; shift 2 ;;
@@ -42,8 +45,15 @@ mkdir -p "$out"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores" >&2
 
 paths=()
-for model in ${models//,/ }; do paths+=("models/$model.onnx"); done
-"$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers default,ort \
+for model in ${models//,/ }; do
+  # The static BERT exports cannot change their batch (models/README.md, "Dynamic-batch BERT").
+  if [ -f "models/dynamic/$model.onnx" ]; then
+    paths+=("models/dynamic/$model.onnx")
+  else
+    paths+=("models/$model.onnx")
+  fi
+done
+"$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers "$compilers" \
   --threads "$threads" --repeat "$repeat" -o "$out/batch.jsonl" --metrics "$out/batch-metrics.json"
 python3 scripts/plot_bench.py "$out/batch.jsonl" --metrics "$out/batch-metrics.json" \
   --out "$out/batch" --title "corpus models, $threads threads"

@@ -13,6 +13,7 @@
 #include "onnx/TensorFile.h"
 #include "runtime/ThreadPool.h"
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Statistics.h"
 
 #include <filesystem>
@@ -45,27 +46,6 @@ graph::Graph importAtBatch(const std::string& path, std::int64_t batch) {
   }
   return options.inputShapes.empty() ? probe : onnx_import::importModel(path, options);
 }
-
-// A temporary folder removed when the sweep of one (model, batch) is done.
-class ScratchFolder {
-public:
-  ScratchFolder() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "clustune-bench-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw Error("cannot create a temporary folder under " +
-                  std::filesystem::temp_directory_path().string());
-    path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 BenchRow timedRow(BenchRow row, std::vector<double> runSeconds) {
   row.runSeconds = std::move(runSeconds);
@@ -134,7 +114,7 @@ std::vector<BenchRow> ModelSweep::run(const std::string& modelPath, std::int64_t
   graph::simplify(model);
   runtime::ThreadPool::global().setThreadCount(settings_.threads);
 
-  std::optional<ScratchFolder> peerFolder;                 // written once, for the first peer
+  std::optional<TemporaryFolder> peerFolder;               // written once, for the first peer
   std::optional<std::vector<te::TensorData>> firstOutputs; // of the first compiler that ran
   std::string firstCompiler;
   for (const CompilerSpec& spec : compilers_) {
@@ -143,7 +123,7 @@ std::vector<BenchRow> ModelSweep::run(const std::string& modelPath, std::int64_t
     try {
       if (spec.isPeer()) {
         if (!peerFolder) {
-          peerFolder.emplace();
+          peerFolder.emplace("clustune-bench");
           onnx_import::saveModelWithWeights(modelPath, unsimplified,
                                             peerFolder->path() + "/model.onnx");
           for (std::size_t i = 0; i < inputs.size(); ++i)

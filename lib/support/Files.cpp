@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,20 @@ namespace clustune {
 
 std::string displayPath(const std::string& path) {
   return path == "-" ? "<stdin>" : path;
+}
+
+TemporaryFolder::TemporaryFolder(const std::string& prefix) {
+  const std::filesystem::path parent = std::filesystem::temp_directory_path();
+  std::string pattern = (parent / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw Error("cannot create a temporary folder under " + parent.string() + ": " +
+                std::strerror(errno));
+  path_ = pattern;
+}
+
+TemporaryFolder::~TemporaryFolder() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 std::string readFileBytes(const std::string& path) {

@@ -17,6 +17,20 @@ std::string readFileBytes(const std::string& path);
 // A display name for messages: "<stdin>" for "-".
 std::string displayPath(const std::string& path);
 
+// A fresh private folder under the system's temporary folder (<prefix>-XXXXXX), removed with
+// everything in it when the object goes. Throws clustune::Error when it cannot be created.
+class TemporaryFolder {
+public:
+  explicit TemporaryFolder(const std::string& prefix);
+  ~TemporaryFolder();
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
 class OutputFile {
 public:
   // path "-" (or empty) writes to stdout directly.

@@ -2,6 +2,7 @@
 #include "codegen/cuda/Ptxas.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -9,7 +10,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -28,33 +28,6 @@ bool isExecutable(const fs::path& path) {
   return fs::is_regular_file(path, error) &&
          (fs::status(path, error).permissions() & fs::perms::owner_exec) != fs::perms::none;
 }
-
-std::string readFile(const fs::path& path) {
-  std::ifstream stream(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(stream), {}};
-}
-
-// A private directory, removed with the scope.
-class ScratchDirectory {
-public:
-  ScratchDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "clustune-ptxas-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw Error("cannot create a directory for ptxas under " +
-                  fs::temp_directory_path().string());
-    path_ = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  const fs::path& path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 } // namespace
 
@@ -80,9 +53,10 @@ std::optional<std::string> findPtxas() {
 
 std::string assembleCubin(const std::string& ptx, const std::string& arch,
                           const std::string& ptxas) {
-  const ScratchDirectory scratch;
-  const fs::path input = scratch.path() / "kernels.ptx", output = scratch.path() / "kernels.cubin",
-                 log = scratch.path() / "ptxas.log";
+  const TemporaryFolder scratch("clustune-ptxas");
+  const fs::path input = fs::path(scratch.path()) / "kernels.ptx",
+                 output = fs::path(scratch.path()) / "kernels.cubin",
+                 log = fs::path(scratch.path()) / "ptxas.log";
   std::ofstream(input, std::ios::binary) << ptx;
 
   posix_spawn_file_actions_t redirect;
@@ -106,7 +80,7 @@ std::string assembleCubin(const std::string& ptx, const std::string& arch,
     if (errno != EINTR)
       throw Error("waiting for " + ptxas + ": " + std::strerror(errno));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string messages = readFile(log);
+    std::string messages = readFileBytes(log.string());
     while (!messages.empty() && messages.back() == '\n')
       messages.pop_back();
     throw Error("ptxas refused the PTX for " + arch +
@@ -114,7 +88,7 @@ std::string assembleCubin(const std::string& ptx, const std::string& arch,
                                    : " (signal " + std::to_string(WTERMSIG(status)) + ")") +
                 (messages.empty() ? "" : ": " + messages));
   }
-  std::string cubin = readFile(output);
+  std::string cubin = readFileBytes(output.string());
   if (cubin.empty())
     throw Error(ptxas + " wrote no cubin for " + arch);
   return cubin;
