@@ -8,7 +8,9 @@
 # Usage: scripts/bench_corpus.sh [--models resnet18,mobilenet_v2,bert-tiny,dcgan]
 #          [--batch 1,2,4,8] [--depths 1,2,4,8] [--families resnet_basic,transformer]
 #          [--compilers default,ort,torch] [--trials-per-task 64] [--threads N] [--repeat R]
-#          [--out experiments/bench] [--skip-depth]
+#          [--out experiments/bench] [--skip-depth] [--tune-batches]
+# --tune-batches first tunes every model at every batch (--trials-per-task per distinct task,
+# one log per model and batch under OUT/tuning/), and adds their union as the compiler tuned.
 # Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
 # the PNG files OUT/batch-*.png, OUT/depth-depth.png.
 set -euo pipefail
@@ -24,6 +26,7 @@ threads=$(nproc)
 repeat=10
 out=experiments/bench
 skip_depth=0
+tune_batches=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models=$2; shift 2 ;;
@@ -36,7 +39,8 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --skip-depth) skip_depth=1; shift ;;
-    -h|--help) sed -n 2,13p "$0"; exit 0 ;;
+    --tune-batches) tune_batches=1; shift ;;
+    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
@@ -53,6 +57,35 @@ for model in ${models//,/ }; do
     paths+=("models/$model.onnx")
   fi
 done
+# --input-shape flags that set axis 0 of every graph input of model $1 to batch $2.
+batch_shapes() {
+  python3 - "$1" "$2" <<'PY'
+import sys, onnx
+model = onnx.load(sys.argv[1], load_external_data=False)
+weights = {tensor.name for tensor in model.graph.initializer}
+for value in model.graph.input:
+    if value.name in weights:
+        continue
+    dims = [d.dim_value if d.HasField("dim_value") else 0 for d in value.type.tensor_type.shape.dim]
+    print(f"{value.name}=" + "x".join(str(d) for d in [int(sys.argv[2])] + dims[1:]))
+PY
+}
+if [ "$tune_batches" = 1 ]; then
+  mkdir -p "$out/tuning"
+  for path in "${paths[@]}"; do
+    for b in ${batch//,/ }; do
+      log="$out/tuning/$(basename "$path" .onnx)-b$b.jsonl"
+      [ -s "$log" ] && continue
+      mapfile -t shapes < <(batch_shapes "$path" "$b")
+      tasks=$("$bin/clustune-partition" "$path" --input-shape "${shapes[@]}" -q | wc -l)
+      echo "tuning $path at batch $b: $tasks tasks x $per_task trials" >&2
+      "$bin/clustune-tune" "$path" --input-shape "${shapes[@]}" --trials $((tasks * per_task)) \
+        --threads "$threads" -q -o "$log" > /dev/null
+    done
+  done
+  cat "$out"/tuning/*.jsonl > "$out/batch.tuning.jsonl"
+  compilers="$compilers,tuned:$out/batch.tuning.jsonl"
+fi
 "$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers "$compilers" \
   --threads "$threads" --repeat "$repeat" -o "$out/batch.jsonl" --metrics "$out/batch-metrics.json"
 python3 scripts/plot_bench.py "$out/batch.jsonl" --metrics "$out/batch-metrics.json" \

@@ -345,8 +345,8 @@ bool inputsAvailable(const Graph& graph, const Node& node) {
   if (node.op == "Shape" || node.op == "Size")
     return true; // shapes are static: the data of the input is not needed
   for (ValueId id : node.inputs)
-    if (id != kNoValue &&
-        !(graph.values[id].kind == ValueKind::Constant && graph.values[id].hasData))
+    if (id != kNoValue && !(graph.values[id].kind == ValueKind::Constant &&
+                            graph.values[id].hasData && !graph.values[id].generated))
       return false;
   return !node.inputs.empty() || node.op == "ConstantOfShape";
 }

@@ -52,6 +52,11 @@ struct Value {
   // Constant payload, present when the model carried the data (or folding computed it).
   // Floating-point constants use floatData, integer and bool constants use intData.
   bool hasData = false;
+  // The data is a seeded placeholder for a weight the model file did not carry
+  // (generateMissingWeights). Constant folding leaves such values alone, so that a model's tasks
+  // are the same with placeholders (clustune-run, clustune-bench) as without (clustune-partition,
+  // clustune-tune).
+  bool generated = false;
   std::vector<double> floatData = {};
   std::vector<std::int64_t> intData = {};
 

@@ -153,7 +153,7 @@ TaskInput makeTaskInput(const Value& value) {
   input.kind =
       value.kind == ValueKind::Constant ? TaskInput::Kind::Weight : TaskInput::Kind::Activation;
   const auto elements = value.elements();
-  if (input.kind == TaskInput::Kind::Weight && value.hasData &&
+  if (input.kind == TaskInput::Kind::Weight && value.hasData && !value.generated &&
       elements <= kKeyedConstantMaxElements) {
     // Keep the data only when it is complete, so that the task file stays self-consistent.
     if (isFloatingPoint(value.dtype) && std::ssize(value.floatData) == elements) {

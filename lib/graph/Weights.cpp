@@ -42,6 +42,7 @@ int generateMissingWeights(Graph& graph, std::uint64_t seed) {
     if (!isFloatingPoint(value.dtype)) {
       value.intData.assign(static_cast<std::size_t>(count), 0);
       value.hasData = true;
+      value.generated = true;
       ++filled;
       continue;
     }
@@ -67,6 +68,7 @@ int generateMissingWeights(Graph& graph, std::uint64_t seed) {
     for (double& element : value.floatData)
       element = static_cast<float>(rng.uniform(low, high)); // exactly representable in float32
     value.hasData = true;
+    value.generated = true;
     ++filled;
   }
   return filled;
