@@ -1,7 +1,8 @@
 // PTX to machine code (cubin) with the CUDA toolkit's ptxas, on the CPU cores that build
 // candidates. Without it the driver compiles each module's PTX when the module is loaded, inside
-// the one worker that owns the GPU: measured on the H200 machine, that serial step held GPU
-// measurement to 1.8 candidates per second on resnet50's tasks while 16 cores sat idle.
+// the one worker that owns the GPU: measured on the H200 machine, that serial step took 0.40 s
+// per candidate and held GPU measurement of resnet50's tasks to 1.3-1.8 candidates per second
+// while 15 of the 16 cores waited (docs/cuda.md).
 #pragma once
 
 #include "codegen/cuda/CudaCodegen.h"
