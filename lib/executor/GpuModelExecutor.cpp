@@ -44,8 +44,7 @@ GpuModelExecutor::GpuModelExecutor(graph::Graph model, const codegen::CudaTarget
     try {
       // The machine code tuning measured, where ptxas is there (Ptxas.h).
       codegen::attachCubin(loaded.code, target);
-      loaded.module =
-          session_.loadModule(loaded.code.cubin.empty() ? loaded.code.ptx : loaded.code.cubin);
+      loaded.module = session_.loadModule(loaded.code.image());
       loaded.kernels = session_.resolve(loaded.module, loaded.code.launches);
     } catch (const Error& error) {
       if (loaded.module)

@@ -106,8 +106,7 @@ private:
 class LoadedModule {
 public:
   LoadedModule(CudaDriver::Session& session, const codegen::CudaModule& code)
-      : session_(session), module_(session.loadModule(code.cubin.empty() ? code.ptx : code.cubin)) {
-  }
+      : session_(session), module_(session.loadModule(code.image())) {}
   ~LoadedModule() {
     try {
       session_.unloadModule(module_);

@@ -44,6 +44,9 @@ struct CudaModule {
   std::string cubin; // ptxas's machine code of `ptx` (Ptxas.h); empty: the driver compiles ptx
   std::vector<CudaLaunch> launches; // in the order they run
   std::vector<CudaWorkspace> workspace;
+
+  // What the driver loads: the cubin where ptxas made one, else the PTX.
+  const std::string& image() const { return cubin.empty() ? ptx : cubin; }
 };
 
 // The module as LLVM assembly text (for tests and dumps): optimised, or as the emitter wrote it.
