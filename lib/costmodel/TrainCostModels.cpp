@@ -167,14 +167,18 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
       {"learning_rate_schedule", learningRateScheduleName(request.training.schedule)},
       {"weight_decay", shortestDecimal(request.training.adam.weightDecay)},
       {"gradient_clip_norm", shortestDecimal(request.training.adam.gradientClipNorm)},
-      {"validation_fraction", request.validationFraction}};
+      {"validation_fraction", request.validationFraction},
+      {"hidden", request.hidden},
+      {"residual_blocks", request.residualBlocks}};
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   const std::map<std::string, std::string> fileMetadata = {
       {"clustune.target", meta["target"].get<std::string>()},
       {"clustune.seed", std::to_string(request.training.seed)},
       {"clustune.loss", meta["loss"].get<std::string>()}};
 
-  const MlpArchitecture architecture{.features = static_cast<int>(kStatementFeatureCount)};
+  const MlpArchitecture architecture{.features = static_cast<int>(kStatementFeatureCount),
+                                     .hidden = request.hidden,
+                                     .residualBlocks = request.residualBlocks};
   std::optional<MlpCostModel> global;
   if (request.mode != TrainMode::Cluster || request.clusterInit == ClusterInit::Global) {
     global.emplace(architecture, request.training.seed);

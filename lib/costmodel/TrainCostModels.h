@@ -29,6 +29,9 @@ struct TrainRequest {
   // model).
   std::size_t minimumClusterPrograms = 64;
   TrainingOptions training = {};
+  // Width and depth of every model trained; the feature count is the featuriser's.
+  int hidden = MlpArchitecture{}.hidden;
+  int residualBlocks = MlpArchitecture{}.residualBlocks;
   std::string outputDirectory = {};
 };
 

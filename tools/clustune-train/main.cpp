@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_option("--patience", request.training.patience,
                  "Epochs without a better validation loss before stopping (0: epochs / 6)")
       ->capture_default_str();
+  app.add_option("--hidden", request.hidden, "Width of the encoder and residual layers")
+      ->capture_default_str();
+  app.add_option("--residual-blocks", request.residualBlocks, "Residual blocks after the sum")
+      ->capture_default_str();
   app.add_option("--validation-fraction", request.validationFraction,
                  "Share of each task's programs held out for early stopping")
       ->capture_default_str();
@@ -56,9 +60,11 @@ int main(int argc, char** argv) {
     request.training.seed = common.seed;
     if (request.training.epochs < 1 || request.training.batchPrograms < 2 ||
         request.training.patience < 0 || !(request.training.adam.learningRate > 0) ||
+        request.hidden < 1 || request.residualBlocks < 0 ||
         !(request.validationFraction >= 0 && request.validationFraction < 1))
-      throw Error("--epochs must be at least 1, --batch at least 2, --patience non-negative, "
-                  "--learning-rate positive and --validation-fraction in [0, 1)");
+      throw Error("--epochs and --hidden must be at least 1, --batch at least 2, --patience and "
+                  "--residual-blocks non-negative, --learning-rate positive and "
+                  "--validation-fraction in [0, 1)");
     const nlohmann::ordered_json meta = costmodel::trainCostModels(request);
     std::cout << meta.dump() << '\n';
     return 0;
