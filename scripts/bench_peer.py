@@ -18,8 +18,9 @@ The report is one JSON line on stdout:
          execution, every graph optimisation (the fair settings of REFERENCES.md);
   torch  PyTorch eager on the model converted by onnx2torch, torch.set_num_threads(T),
          inference mode;
-  tvm    TVM Relay from the ONNX model, opt_level 3, target llvm for the host CPU, untuned
-         (TVM's default schedules), TVM_NUM_THREADS=T.
+  tvm    TVM from the ONNX model, untuned, target llvm for the host CPU, TVM_NUM_THREADS=T:
+         Relay at opt_level 3 with TOPI's x86 schedules (TVM before 0.20), or Relax's default
+         CPU pipeline with dlight's CPU rules (TVM 0.20 and later, which has no Relay).
 """
 import argparse
 import glob
@@ -128,7 +129,10 @@ def torch_runner(folder, threads, inputs):
 def tvm_runner(folder, threads, inputs):
     os.environ["TVM_NUM_THREADS"] = str(threads)
     import tvm
-    from tvm import relay
+    try:
+        from tvm import relay  # noqa: F401  TVM before 0.20
+    except ImportError:
+        return tvm_relax_runner(folder, inputs)
     from tvm.contrib import graph_executor
     model, names = model_at_batch(folder, inputs)
     shapes = {name: array.shape for name, array in zip(names, inputs)}
@@ -143,6 +147,38 @@ def tvm_runner(folder, threads, inputs):
     def run():
         executor.run()
         return [executor.get_output(i).numpy() for i in range(executor.get_num_outputs())]
+    return run
+
+
+def tvm_relax_runner(folder, inputs):
+    """TVM 0.20 and later, which have Relax and no Relay: the ONNX importer, then the default
+    CPU pipeline (operators legalized to TOPI's computes and fused) with dlight's CPU rules for
+    reductions and matrix-vector products; the other kernels keep TOPI's unscheduled loops, as
+    untuned Relax leaves them (MetaSchedule would tune them)."""
+    import numpy
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+    model, names = model_at_batch(folder, inputs)
+    shapes = {name: list(array.shape) for name, array in zip(names, inputs)}
+    module = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
+    target = tvm.target.Target({"kind": "llvm", "mcpu": tvm.target.codegen.llvm_get_system_cpu()})
+    module = relax.backend.cpu_generic.get_default_pipeline(target)(module)
+    try:
+        from tvm.s_tir import dlight
+        with target:
+            module = dlight.ApplyDefaultSchedule(dlight.cpu.GEMV(), dlight.cpu.Reduction())(module)
+    except ImportError:
+        pass
+    executable = tvm.compile(module, target=target, relax_pipeline=None)
+    machine = relax.VirtualMachine(executable, tvm.cpu(0))
+    arguments = [tvm.runtime.tensor(numpy.ascontiguousarray(a)) for a in inputs]
+
+    def run():
+        result = machine["main"](*arguments)
+        if isinstance(result, (list, tuple)) or type(result).__name__ == "Array":
+            return [r.numpy() for r in result]
+        return [result.numpy()]
     return run
 
 

@@ -44,13 +44,43 @@ GateResult applyGate(const std::vector<BenchRow>& current, const std::vector<Ben
       continue;
     }
     ++result.compared;
-    const double slowdown = row.medianSeconds / before.medianSeconds - 1.0;
-    const double noise = std::max(row.relativeSpread(), before.relativeSpread());
-    if (slowdown > maxSlowdown && slowdown > noise)
-      result.regressions.push_back(
-          {.current = row, .baseline = before, .slowdown = slowdown, .noise = noise});
+    if (row.threads != before.threads && row.threads > 0 && before.threads > 0)
+      ++result.otherThreads;
+    if (std::optional<Regression> regression = compareTimedRows(row, before, maxSlowdown))
+      result.regressions.push_back(std::move(*regression));
   }
   return result;
+}
+
+std::optional<Regression> compareTimedRows(const BenchRow& current, const BenchRow& baseline,
+                                           double maxSlowdown) {
+  const double slowdown = current.medianSeconds / baseline.medianSeconds - 1.0;
+  const double noise = std::max(current.relativeSpread(), baseline.relativeSpread());
+  if (slowdown > maxSlowdown && slowdown > noise)
+    return Regression{
+        .current = current, .baseline = baseline, .slowdown = slowdown, .noise = noise};
+  return std::nullopt;
+}
+
+int confirmRegressions(GateResult& result, double maxSlowdown, int attempts,
+                       const std::function<BenchRow(const BenchRow&)>& remeasure) {
+  int cleared = 0;
+  std::erase_if(result.regressions, [&](Regression& regression) {
+    if (!regression.current.ok())
+      return false;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      const BenchRow again = remeasure(regression.current);
+      if (!again.ok())
+        return false; // not measurable again: the first run's figures stand
+      if (!compareTimedRows(again, regression.baseline, maxSlowdown)) {
+        ++cleared;
+        return true;
+      }
+      regression.rerunMedianSeconds.push_back(again.medianSeconds);
+    }
+    return false;
+  });
+  return cleared;
 }
 
 double parseSlowdown(const std::string& text) {

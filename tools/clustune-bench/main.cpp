@@ -18,10 +18,12 @@
 #include "support/ToolMain.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <spdlog/spdlog.h>
@@ -97,11 +99,12 @@ void printDepthCurves(const std::vector<bench::DepthPoint>& points) {
                  point.distinctTasks > 0 ? std::to_string(point.distinctTasks).c_str() : "-");
 }
 
-// Returns 2 when the gate finds a regression.
+// Returns 2 when the gate finds a regression. `remeasure`, on a live run, times a row again to
+// confirm it (`confirmations` times at most).
 int gate(const std::vector<bench::BenchRow>& rows, const std::string& baselinePath,
-         double maxSlowdown) {
-  const bench::GateResult result =
-      bench::applyGate(rows, bench::readRows(baselinePath), maxSlowdown);
+         double maxSlowdown, int confirmations,
+         const std::function<bench::BenchRow(const bench::BenchRow&)>& remeasure) {
+  bench::GateResult result = bench::applyGate(rows, bench::readRows(baselinePath), maxSlowdown);
   if (result.baselineCpus != result.currentCpus) {
     auto join = [](const std::vector<std::string>& cpus) {
       std::string text;
@@ -116,17 +119,31 @@ int gate(const std::vector<bench::BenchRow>& rows, const std::string& baselinePa
   if (result.withoutBaseline > 0)
     spdlog::warn("{} rows have no counterpart in the baseline {}", result.withoutBaseline,
                  baselinePath);
+  if (result.otherThreads > 0)
+    spdlog::warn("{} rows ran on another number of threads than their baseline rows",
+                 result.otherThreads);
+  if (remeasure && confirmations > 0 && !result.regressions.empty()) {
+    spdlog::info("gate: measuring {} slower rows again (up to {} times each)",
+                 result.regressions.size(), confirmations);
+    const int cleared = bench::confirmRegressions(result, maxSlowdown, confirmations, remeasure);
+    if (cleared > 0)
+      spdlog::info("gate: {} of them ran within the threshold when measured again", cleared);
+  }
   for (const auto& regression : result.regressions) {
-    if (regression.current.ok())
+    if (regression.current.ok()) {
+      std::string reruns;
+      for (double seconds : regression.rerunMedianSeconds)
+        reruns += fmt::format("{}{:.3f}", reruns.empty() ? "" : ", ", seconds * 1e3);
       std::fprintf(stderr,
                    "regression: %s batch %lld %s: %.3f ms against %.3f ms in the baseline "
-                   "(%+.1f%%, noise %.1f%%, threshold %.1f%%)\n",
+                   "(%+.1f%%, noise %.1f%%, threshold %.1f%%%s)\n",
                    regression.current.model.c_str(),
                    static_cast<long long>(regression.current.batch),
                    regression.current.compiler.c_str(), regression.current.medianSeconds * 1e3,
                    regression.baseline.medianSeconds * 1e3, regression.slowdown * 100,
-                   regression.noise * 100, maxSlowdown * 100);
-    else
+                   regression.noise * 100, maxSlowdown * 100,
+                   reruns.empty() ? "" : ("; measured again: " + reruns + " ms").c_str());
+    } else
       std::fprintf(
           stderr, "regression: %s batch %lld %s: %s now (%s), ran in the baseline\n",
           regression.current.model.c_str(), static_cast<long long>(regression.current.batch),
@@ -147,7 +164,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> models;
   std::string batchText = "1", compilersText, outputPath = "-", metricsPath, fromPath;
   std::string baselinePath, maxSlowdownText = "5%";
-  int repeat = 10;
+  int repeat = 10, confirmations = 2;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool noIsolation = false, depthSweep = false;
   bench::PeerSettings peer{.script = CLUSTUNE_SCRIPTS_DIR "/bench_peer.py"};
@@ -177,6 +194,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-slowdown", maxSlowdownText,
                  "With --baseline: the slowdown allowed beyond the measured noise (5% or 0.05)")
       ->capture_default_str();
+  app.add_option("--confirm", confirmations,
+                 "With --baseline on a live run: measure a slower row again up to N times; it "
+                 "is a regression only if every run is slower")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--peer-script", peer.script, "The peer runner (scripts/bench_peer.py)")
       ->capture_default_str();
   app.add_option("--python", peer.python, "Python interpreter for the peers")
@@ -186,6 +208,7 @@ int main(int argc, char** argv) {
   return runTool(app, common, argc, argv, [&] {
     const double maxSlowdown = bench::parseSlowdown(maxSlowdownText);
     std::vector<bench::BenchRow> rows;
+    std::function<bench::BenchRow(const bench::BenchRow&)> remeasure;
     if (!fromPath.empty()) {
       if (!models.empty())
         throw Error("give either models to run or --from rows, not both");
@@ -208,11 +231,25 @@ int main(int argc, char** argv) {
       peer.threads = threads;
       peer.repeat = repeat;
       compilers = availableCompilers(std::move(compilers), peer);
-      bench::ModelSweep sweep(compilers, {.repeat = repeat,
+      const bench::SweepSettings settings{.repeat = repeat,
                                           .threads = threads,
                                           .seed = common.seed,
                                           .isolate = !noIsolation,
-                                          .peer = peer});
+                                          .peer = peer};
+      bench::ModelSweep sweep(compilers, settings);
+      remeasure = [&, compilers, models, settings](const bench::BenchRow& row) {
+        const auto spec = std::find_if(compilers.begin(), compilers.end(),
+                                       [&](const auto& c) { return c.name() == row.compiler; });
+        const auto model = std::find_if(models.begin(), models.end(), [&](const auto& path) {
+          return bench::modelName(path) == row.model;
+        });
+        assert(spec != compilers.end() && model != models.end());
+        const bench::BenchRow again =
+            bench::ModelSweep({*spec}, settings).run(*model, row.batch)[0];
+        spdlog::info("{} batch {} {} again: {:.3f} ms", row.model, row.batch, row.compiler,
+                     again.medianSeconds * 1e3);
+        return again;
+      };
       std::unique_ptr<std::ofstream> file;
       if (outputPath != "-") {
         file = std::make_unique<std::ofstream>(outputPath);
@@ -255,6 +292,7 @@ int main(int argc, char** argv) {
       if (depthSweep)
         printDepthCurves(depthCurves);
     }
-    return baselinePath.empty() ? 0 : gate(rows, baselinePath, maxSlowdown);
+    return baselinePath.empty() ? 0
+                                : gate(rows, baselinePath, maxSlowdown, confirmations, remeasure);
   });
 }
