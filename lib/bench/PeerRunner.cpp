@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -22,10 +23,22 @@ std::string shellQuote(const std::string& text) {
   return quoted + "'";
 }
 
+// The peer's own stderr (library warnings, deprecation notes) at debug level, or at warning
+// level when it failed: the sweep's log stays the sweep's.
+void logPeerStderr(CompilerKind kind, const std::string& path, bool failed) {
+  std::ifstream file(path);
+  std::string line;
+  while (std::getline(file, line))
+    if (!line.empty())
+      spdlog::log(failed ? spdlog::level::warn : spdlog::level::debug, "{}: {}", compilerName(kind),
+                  line);
+}
+
 // Runs the script with `arguments` and turns its last stdout line into a result: status and
 // reason from the report, or Unavailable/Failed when the script cannot run or reports nothing.
+// Its stderr goes to `stderrPath`.
 PeerResult runScript(CompilerKind kind, const std::string& arguments, const PeerSettings& settings,
-                     nlohmann::json& report) {
+                     const std::string& stderrPath, nlohmann::json& report) {
   PeerResult result;
   if (!std::filesystem::exists(settings.script)) {
     result.status = RowStatus::Unavailable;
@@ -33,7 +46,8 @@ PeerResult runScript(CompilerKind kind, const std::string& arguments, const Peer
     return result;
   }
   const std::string command = shellQuote(settings.python) + " " + shellQuote(settings.script) +
-                              " --runtime " + compilerName(kind) + " " + arguments;
+                              " --runtime " + compilerName(kind) + " " + arguments + " 2>" +
+                              shellQuote(stderrPath);
   spdlog::debug("peer: {}", command);
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe)
@@ -72,7 +86,7 @@ PeerResult runScript(CompilerKind kind, const std::string& arguments, const Peer
 
 PeerResult probePeer(CompilerKind kind, const PeerSettings& settings) {
   nlohmann::json report;
-  return runScript(kind, "--probe", settings, report);
+  return runScript(kind, "--probe", settings, "/dev/null", report);
 }
 
 PeerResult runPeer(CompilerKind kind, const std::string& folder, std::size_t outputCount,
@@ -82,7 +96,8 @@ PeerResult runPeer(CompilerKind kind, const std::string& folder, std::size_t out
                                 "--folder " + shellQuote(folder) + " --threads " +
                                     std::to_string(settings.threads) + " --repeat " +
                                     std::to_string(settings.repeat),
-                                settings, report);
+                                settings, folder + "/peer-stderr.txt", report);
+  logPeerStderr(kind, folder + "/peer-stderr.txt", result.status == RowStatus::Failed);
   if (result.status != RowStatus::Ok)
     return result;
   for (double ms : report.value("runs_ms", std::vector<double>{}))
