@@ -5,7 +5,11 @@
 # still covers every task, until each task has 300 or the dataset holds 100,000 records.
 #
 #   scripts/measure_dataset.sh [--time-budget SEC] [--per-task-passes "10 50 300"]
-#                              [--max-records N] [--seed S]
+#                              [--max-records N] [--seed S] [--wide]
+#
+# --wide measures the wider dataset of issue 15 instead, under data/wide-cpu-<host CPU>/: the
+# 2,122 tasks of scripts/wide_tasks.sh (the corpus at Tenset's batch sizes and shapes), in
+# passes of 10, 50 and 100 valid records per task, up to 250,000 records.
 #
 # The work file data/<dir>/records.jsonl (git-ignored) is what clustune-measure appends to; it
 # is seeded from the shipped records.jsonl.gz when absent, so any machine of the same class can
@@ -16,16 +20,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 time_budget=0
-passes="10 50 300"
-max_records=100000
+passes=""
+max_records=""
 seed=0
+wide=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --time-budget) time_budget="$2"; shift 2 ;;
     --per-task-passes) passes="$2"; shift 2 ;;
     --max-records) max_records="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --wide) wide=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -36,10 +42,19 @@ for tool in clustune-partition clustune-measure clustune-worker; do
 done
 cpu=$(llc-19 --version | sed -n 's/^ *Host CPU: *//p')
 [ -n "$cpu" ] || { echo "error: cannot tell the host CPU (llc-19 --version)" >&2; exit 1; }
-dir=data/cpu-$cpu
-mkdir -p "$dir"
-
-"$bin/clustune-partition" models/*.onnx -q -o "$dir/tasks.jsonl"
+if [ "$wide" = 1 ]; then
+  dir=data/wide-cpu-$cpu
+  passes=${passes:-10 50 100}
+  max_records=${max_records:-250000}
+  mkdir -p "$dir"
+  scripts/wide_tasks.sh -o "$dir/tasks.jsonl"
+else
+  dir=data/cpu-$cpu
+  passes=${passes:-10 50 300}
+  max_records=${max_records:-100000}
+  mkdir -p "$dir"
+  "$bin/clustune-partition" models/*.onnx -q -o "$dir/tasks.jsonl"
+fi
 if [ ! -e "$dir/records.jsonl" ] && [ -e "$dir/records.jsonl.gz" ]; then
   gzip -dc "$dir/records.jsonl.gz" > "$dir/records.jsonl"
 fi
