@@ -4,6 +4,8 @@
 // loss would silently poison every parameter through Adam.
 #include "nn/Loss.h"
 
+#include "nn/LambdaRankPairs.h"
+
 #include "runtime/ThreadPool.h"
 #include "support/Error.h"
 
@@ -96,7 +98,7 @@ LossValue lambdaRank(const Vector& predictions, const Vector& labels, float sigm
 
   // Per position in prediction order: the item's score, label, normalised gain and 1/D(rank).
   std::vector<double> score(static_cast<std::size_t>(count));
-  std::vector<float> label(static_cast<std::size_t>(count));
+  std::vector<double> label(static_cast<std::size_t>(count));
   std::vector<double> normalisedGain(static_cast<std::size_t>(count));
   std::vector<double> inverseDiscount(static_cast<std::size_t>(count));
   for (int position = 0; position < count; ++position) {
@@ -107,59 +109,39 @@ LossValue lambdaRank(const Vector& predictions, const Vector& labels, float sigm
     normalisedGain[slot] = gain(labels[item]) / maximumDcg;
     inverseDiscount[slot] = 1.0 / discount(position + 1);
   }
+  const LambdaRankList list{score.data(),
+                            label.data(),
+                            normalisedGain.data(),
+                            inverseDiscount.data(),
+                            static_cast<std::size_t>(count),
+                            sigma,
+                            std::log(kMinimumProbability)};
 
-  const double inverseLn2 = 1.0 / std::log(2.0);
-  const double minimumLogProbability = std::log(kMinimumProbability);
   // The pairs are split by their better item into a fixed number of contiguous chunks, each
   // with its own sums, added in chunk order: the result does not depend on which thread ran
   // what.
   const int chunks = std::clamp(count / kMinimumItemsPerChunk, 1, kMaximumChunks);
-  std::vector<double> chunkLoss(static_cast<std::size_t>(chunks), 0.0);
+  std::vector<double> chunkLogLikelihood(static_cast<std::size_t>(chunks), 0.0);
   std::vector<std::vector<double>> chunkGradient(static_cast<std::size_t>(chunks));
   runtime::ThreadPool::global().parallelFor(
       chunks, [&](std::int64_t firstChunk, std::int64_t lastChunk) {
         for (std::int64_t chunk = firstChunk; chunk < lastChunk; ++chunk) {
-          std::vector<double>& scoreGradient = chunkGradient[static_cast<std::size_t>(chunk)];
-          scoreGradient.assign(static_cast<std::size_t>(count), 0.0);
-          double loss = 0;
-          const auto firstBetter = static_cast<std::size_t>(count * chunk / chunks);
-          const auto lastBetter = static_cast<std::size_t>(count * (chunk + 1) / chunks);
-          for (std::size_t better = firstBetter; better < lastBetter; ++better) {
-            for (std::size_t worse = 0; worse < score.size(); ++worse) {
-              if (!(label[better] > label[worse]))
-                continue;
-              const double weight = std::abs(inverseDiscount[better] - inverseDiscount[worse]) *
-                                    std::abs(normalisedGain[better] - normalisedGain[worse]);
-              if (weight == 0)
-                continue;
-              const double margin = sigma * (score[better] - score[worse]);
-              // log σ(margin) = -softplus(-margin) and σ(-margin) share exp(-|margin|).
-              const double decay = std::exp(-std::abs(margin));
-              const double logProbability = -(std::max(-margin, 0.0) + std::log1p(decay));
-              if (logProbability < minimumLogProbability) {
-                // Clamped: a constant, so no gradient (as torch.clamp).
-                loss -= weight * minimumLogProbability * inverseLn2;
-                continue;
-              }
-              loss -= weight * logProbability * inverseLn2;
-              // d/d margin of log σ(margin) is σ(-margin).
-              const double sigmoidOfMinusMargin =
-                  margin >= 0 ? decay / (1.0 + decay) : 1.0 / (1.0 + decay);
-              const double marginGradient = -weight * sigmoidOfMinusMargin * inverseLn2 * sigma;
-              scoreGradient[better] += marginGradient;
-              scoreGradient[worse] -= marginGradient;
-            }
-          }
-          chunkLoss[static_cast<std::size_t>(chunk)] = loss;
+          std::vector<double>& gradient = chunkGradient[static_cast<std::size_t>(chunk)];
+          gradient.assign(static_cast<std::size_t>(count), 0.0);
+          chunkLogLikelihood[static_cast<std::size_t>(chunk)] = accumulateLambdaRankPairs(
+              list, static_cast<std::size_t>(count * chunk / chunks),
+              static_cast<std::size_t>(count * (chunk + 1) / chunks), gradient.data());
         }
       });
+  // The loss is in bits: -Σ w · log2 p.
+  const double inverseLn2 = 1.0 / std::log(2.0);
   double loss = 0;
   std::vector<double> scoreGradient(static_cast<std::size_t>(count), 0.0);
   for (int chunk = 0; chunk < chunks; ++chunk) {
-    loss += chunkLoss[static_cast<std::size_t>(chunk)];
+    loss -= chunkLogLikelihood[static_cast<std::size_t>(chunk)] * inverseLn2;
     const std::vector<double>& partial = chunkGradient[static_cast<std::size_t>(chunk)];
     for (std::size_t position = 0; position < partial.size(); ++position)
-      scoreGradient[position] += partial[position];
+      scoreGradient[position] += partial[position] * inverseLn2 * sigma;
   }
   result.value = loss;
   for (int position = 0; position < count; ++position)

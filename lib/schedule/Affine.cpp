@@ -27,9 +27,15 @@ void AffineForm::add(const Expr& atom, std::int64_t coefficient) {
 }
 
 AffineForm& AffineForm::operator+=(const AffineForm& other) {
+  return addScaled(other, 1);
+}
+
+AffineForm& AffineForm::addScaled(const AffineForm& other, std::int64_t factor) {
+  if (factor == 0)
+    return *this;
   for (const AffineTerm& term : other.terms)
-    add(term.atom, term.coefficient);
-  constant += other.constant;
+    add(term.atom, term.coefficient * factor);
+  constant += other.constant * factor;
   return *this;
 }
 
@@ -43,6 +49,15 @@ AffineForm AffineForm::scaled(std::int64_t factor) const {
   return result;
 }
 
+AffineForm&& AffineForm::scaleInPlace(std::int64_t factor) {
+  if (factor == 0)
+    terms.clear();
+  for (AffineTerm& term : terms)
+    term.coefficient *= factor;
+  constant *= factor;
+  return std::move(*this);
+}
+
 AffineForm AffineForm::operator+(const AffineForm& other) const {
   AffineForm result = *this;
   result += other;
@@ -51,7 +66,7 @@ AffineForm AffineForm::operator+(const AffineForm& other) const {
 
 AffineForm AffineForm::operator-(const AffineForm& other) const {
   AffineForm result = *this;
-  result += other.scaled(-1);
+  result.addScaled(other, -1);
   return result;
 }
 
@@ -67,17 +82,25 @@ AffineForm toAffine(const Expr& expr) {
     switch (expr->kind) {
     case ExprKind::IntImm:
       return constantForm(expr->intValue);
-    case ExprKind::Add:
-      return toAffine(expr->operands[0]) + toAffine(expr->operands[1]);
-    case ExprKind::Sub:
-      return toAffine(expr->operands[0]) - toAffine(expr->operands[1]);
+    // Built in place rather than with + and -, which copy: this runs for every integer node
+    // that simplification visits.
+    case ExprKind::Add: {
+      AffineForm form = toAffine(expr->operands[0]);
+      form.addScaled(toAffine(expr->operands[1]), 1);
+      return form;
+    }
+    case ExprKind::Sub: {
+      AffineForm form = toAffine(expr->operands[0]);
+      form.addScaled(toAffine(expr->operands[1]), -1);
+      return form;
+    }
     case ExprKind::Mul: {
       AffineForm left = toAffine(expr->operands[0]);
       AffineForm right = toAffine(expr->operands[1]);
       if (right.isConstant())
-        return left.scaled(right.constant);
+        return left.scaleInPlace(right.constant);
       if (left.isConstant())
-        return right.scaled(left.constant);
+        return right.scaleInPlace(left.constant);
       break;
     }
     default:
@@ -112,6 +135,66 @@ Expr fromAffine(const AffineForm& form, DataType dtype) {
   if (form.constant < 0)
     return result - intImm(-form.constant, dtype);
   return result;
+}
+
+namespace {
+
+bool isImmediate(const Expr& expr, std::int64_t value, DataType dtype) {
+  return expr->kind == ExprKind::IntImm && expr->intValue == value && expr->dtype == dtype;
+}
+
+bool isScaledAtom(const Expr& expr, const AffineTerm& term, DataType dtype) {
+  const std::int64_t magnitude = term.coefficient < 0 ? -term.coefficient : term.coefficient;
+  if (magnitude == 1)
+    return structurallyEqual(expr, term.atom);
+  return expr->kind == ExprKind::Mul && expr->dtype == dtype &&
+         structurallyEqual(expr->operands[0], term.atom) &&
+         isImmediate(expr->operands[1], magnitude, dtype);
+}
+
+} // namespace
+
+// Walks `expr` from the top the way fromAffine builds it from the bottom. None of te's integer
+// folds applies to what fromAffine builds (no atom is an immediate, no immediate is 0 or 1 where
+// a fold would take it), so matching the unfolded shape is matching fromAffine's result.
+bool rebuildsAs(const Expr& expr, const AffineForm& form, DataType dtype) {
+  const std::size_t count = form.terms.size();
+  if (count == 0)
+    return isImmediate(expr, form.constant, dtype);
+  // fromAffine's order: the first positive term, then the others in order.
+  std::size_t leader = 0;
+  while (leader < count && form.terms[leader].coefficient <= 0)
+    ++leader;
+  if (leader == count)
+    leader = 0;
+  const auto termAt = [&](std::size_t position) -> const AffineTerm& {
+    if (position == 0)
+      return form.terms[leader];
+    return form.terms[position <= leader ? position - 1 : position];
+  };
+  const auto isNode = [&](const Expr& node, ExprKind kind) {
+    return node->kind == kind && node->dtype == dtype;
+  };
+  const Expr* chain = &expr;
+  if (form.constant != 0) {
+    const bool add = form.constant > 0;
+    if (!isNode(*chain, add ? ExprKind::Add : ExprKind::Sub) ||
+        !isImmediate((*chain)->operands[1], add ? form.constant : -form.constant, dtype))
+      return false;
+    chain = &(*chain)->operands[0];
+  }
+  for (std::size_t position = count - 1; position > 0; --position) {
+    const AffineTerm& term = termAt(position);
+    if (!isNode(*chain, term.coefficient < 0 ? ExprKind::Sub : ExprKind::Add) ||
+        !isScaledAtom((*chain)->operands[1], term, dtype))
+      return false;
+    chain = &(*chain)->operands[0];
+  }
+  const AffineTerm& first = termAt(0);
+  if (first.coefficient > 0)
+    return isScaledAtom(*chain, first, dtype);
+  return isNode(*chain, ExprKind::Sub) && isImmediate((*chain)->operands[0], 0, dtype) &&
+         isScaledAtom((*chain)->operands[1], first, dtype);
 }
 
 std::int64_t floorDivide(std::int64_t value, std::int64_t divisor) {

@@ -26,6 +26,10 @@ struct AffineForm {
   // Adds coefficient·atom, merging with a structurally equal atom and dropping zero terms.
   void add(const te::Expr& atom, std::int64_t coefficient);
   AffineForm& operator+=(const AffineForm& other);
+  // *this += other.scaled(factor), without the copy.
+  AffineForm& addScaled(const AffineForm& other, std::int64_t factor);
+  // scaled(factor), reusing this form's storage.
+  AffineForm&& scaleInPlace(std::int64_t factor);
   AffineForm scaled(std::int64_t factor) const;
   AffineForm operator-(const AffineForm& other) const;
   AffineForm operator+(const AffineForm& other) const;
@@ -36,6 +40,10 @@ AffineForm toAffine(const te::Expr& expr);
 // Rebuilds "a*c1 + b*c2 - d + k" in term order.
 te::Expr fromAffine(const AffineForm& form, graph::DataType dtype = graph::DataType::Int64);
 AffineForm constantForm(std::int64_t value);
+// Whether fromAffine(form, dtype) would build a tree structurally equal to `expr`: then a
+// simplifier can keep `expr` rather than allocate the same tree again.
+bool rebuildsAs(const te::Expr& expr, const AffineForm& form,
+                graph::DataType dtype = graph::DataType::Int64);
 
 std::int64_t floorDivide(std::int64_t value, std::int64_t divisor);
 std::int64_t floorModulo(std::int64_t value, std::int64_t divisor);

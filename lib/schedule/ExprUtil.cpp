@@ -1,6 +1,7 @@
 // See ExprUtil.h.
 #include "schedule/ExprUtil.h"
 
+#include <array>
 #include <cassert>
 #include <cstring>
 #include <unordered_set>
@@ -58,17 +59,37 @@ public:
       if (found != done_.end())
         return found->second;
     }
-    std::vector<Expr> operands;
-    operands.reserve(node->operands.size());
-    for (const Expr& operand : node->operands)
-      operands.push_back(visit(operand));
-    Expr result = rule_(withOperands(node, std::move(operands)));
+    Expr result = rule_(withVisitedOperands(node));
     if (shared)
       done_.emplace(node.get(), result);
     return result;
   }
 
 private:
+  // Most nodes come back unchanged, so their operands are visited into a small array and a node
+  // is rebuilt (with its operand vector allocated) only when one of them changed.
+  Expr withVisitedOperands(const Expr& node) {
+    constexpr std::size_t kInline = 3;
+    const std::size_t count = node->operands.size();
+    if (count > kInline) {
+      std::vector<Expr> operands;
+      operands.reserve(count);
+      for (const Expr& operand : node->operands)
+        operands.push_back(visit(operand));
+      return withOperands(node, std::move(operands));
+    }
+    std::array<Expr, kInline> visited;
+    bool changed = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      visited[i] = visit(node->operands[i]);
+      changed = changed || visited[i].get() != node->operands[i].get();
+    }
+    if (!changed)
+      return node;
+    return withOperands(node, std::vector<Expr>(std::make_move_iterator(visited.begin()),
+                                                std::make_move_iterator(visited.begin() + count)));
+  }
+
   const std::function<Expr(const Expr&)>& rule_;
   std::unordered_map<const ExprNode*, Expr> done_;
 };

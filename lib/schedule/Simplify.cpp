@@ -41,8 +41,10 @@ public:
     case ExprKind::Add:
     case ExprKind::Sub:
     case ExprKind::Mul:
-      if (isIntegerType(dtype))
-        return fromAffine(recombineDivMod(toAffine(node)), dtype);
+      if (isIntegerType(dtype)) {
+        const AffineForm form = recombineDivMod(toAffine(node));
+        return rebuildsAs(node, form, dtype) ? node : fromAffine(form, dtype);
+      }
       return node;
     case ExprKind::FloorDiv:
     case ExprKind::FloorMod:

@@ -2,6 +2,7 @@
 // affine regrouping, divisions by constants with known remainders, recombination of fused
 // loops, comparisons decided by loop ranges, guard removal, floats left untouched, loop ranges
 // scoped to their loops, and shared subexpressions rewritten once.
+#include "schedule/Affine.h"
 #include "schedule/ExprUtil.h"
 #include "schedule/Simplify.h"
 
@@ -142,6 +143,47 @@ TEST(ScheduleRewrite, ASharedSubexpressionIsRewrittenOnce) {
   // A rewrite reaches every use of the shared node.
   const Expr substituted = substitute(dag, {{l.b.get(), c(1)}});
   EXPECT_EQ(toString(substituted), "((((a * 3) + 1) * ((a * 3) + 1)) + ((a * 3) + 1))");
+}
+
+TEST(ScheduleAffine, RebuildsAsMatchesExactlyWhatFromAffineBuilds) {
+  Loops l;
+  const Expr divided = floorDiv(l.F, c(5));
+  // Leading negative terms, magnitudes above 1, constants of both signs, no constant.
+  const std::vector<Expr> sources = {
+      l.A,
+      l.A * c(4) + l.B,
+      l.B - l.A * c(3) + c(7),
+      c(0) - l.A - l.B * c(2) - c(5),
+      divided * c(30) + l.A - c(1),
+      c(9),
+  };
+  for (const Expr& source : sources) {
+    const AffineForm form = toAffine(source);
+    const Expr built = fromAffine(form);
+    EXPECT_TRUE(rebuildsAs(built, form)) << toString(built);
+    // Another constant or coefficient is another tree: fromAffine itself is the oracle.
+    for (const AffineForm& other : {form + constantForm(1), form.scaled(2), form.scaled(-1)})
+      EXPECT_EQ(rebuildsAs(built, other), structurallyEqual(fromAffine(other), built))
+          << toString(built);
+    EXPECT_FALSE(rebuildsAs(built, form + constantForm(1))) << toString(built);
+    // Another dtype may only say "no" where fromAffine's types would unify to the same tree:
+    // a "no" costs a rebuild, a wrong "yes" would keep a tree of another type.
+    const auto int32 = clustune::graph::DataType::Int32;
+    EXPECT_TRUE(!rebuildsAs(built, form, int32) ||
+                structurallyEqual(fromAffine(form, int32), built))
+        << toString(built);
+  }
+  EXPECT_FALSE(rebuildsAs(l.B + l.A, toAffine(l.A + l.B)));
+  EXPECT_FALSE(rebuildsAs(l.A + l.A, toAffine(l.A + l.A)));
+}
+
+TEST(ScheduleSimplify, AnIndexAlreadyInSimplestFormIsKeptNotRebuilt) {
+  Loops l;
+  const Expr index = l.A * c(64) + l.B * c(4) + c(3);
+  EXPECT_EQ(simplify(index, {}).get(), index.get());
+  const Expr regrouped = l.A * c(64) + c(3) + l.B * c(4);
+  EXPECT_NE(simplify(regrouped, {}).get(), regrouped.get());
+  EXPECT_EQ(toString(simplify(regrouped, {})), toString(index));
 }
 
 } // namespace
