@@ -3,14 +3,24 @@
 # records of the tasks that do not occur in M and evaluate on M's tasks, for
 #   - the global MLP (clustune-train --holdout-model M),
 #   - XGBoost with Ansor's settings on the same features and splits (scripts/xgb_baseline.py),
-#   - with --clusters FILE: per-cluster MLPs from scratch and fine-tuned from the global model.
+#   - with --clusters FILE: per-cluster MLPs from scratch and fine-tuned from the global model,
+#     on one clustering of every task (M's tasks included: they are assigned, not routed);
+#   - per fold (fold-gae, fold-raw, fold-random): a clustering of the training tasks only, made
+#     inside the fold (the GAE too is trained without M's tasks), with per-cluster MLPs
+#     fine-tuned from the global model. M's tasks are then unseen: clustune-eval --embeddings
+#     routes each by its nearest centroid, or to the global model when it is far from every
+#     cluster (the novelty fallback), and the results count both. fold-random deals the
+#     training tasks at random into clusters of fold-gae's sizes: the control that must lose.
 # Writes one JSON line per (model, cost model) to OUT/results.jsonl and a Markdown table to
-# OUT/table.md (scripts/lomo_table.py). --variants picks what runs (default: all four);
-# --label names the clustering in the cluster variants' names (mlp-<label>-scratch, ...).
+# OUT/table.md (scripts/lomo_table.py; give it several seeds' results.jsonl for means and
+# spreads over seeds). --variants picks what runs (default: the first four); --label names the
+# clustering in the --clusters variants' names (mlp-<label>-scratch, ...).
 #
 #   scripts/lomo_experiment.sh [--data data/cpu-znver5] [--out lomo] [--clusters clusters.json]
 #                              [--label cluster] [--models "resnet50 bert-base"] [--epochs 50]
-#                              [--seed 0] [--variants "global xgboost cluster-scratch cluster-global"]
+#                              [--hidden W] [--fold-k K] [--seed 0]
+#                              [--variants "global xgboost cluster-scratch cluster-global
+#                                           fold-gae fold-raw fold-random"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +32,8 @@ epochs=50
 seed=0
 variants="global xgboost cluster-scratch cluster-global"
 label=cluster
+hidden=
+fold_k=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --data) data="$2"; shift 2 ;;
@@ -32,13 +44,15 @@ while [ $# -gt 0 ]; do
     --seed) seed="$2"; shift 2 ;;
     --variants) variants="$2"; shift 2 ;;
     --label) label="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --hidden) hidden="$2"; shift 2 ;;
+    --fold-k) fold_k="$2"; shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
 
 bin=${CLUSTUNE_BIN:-build/bin}
-for tool in clustune-train clustune-eval clustune-features; do
+for tool in clustune-train clustune-eval clustune-features clustune-embed clustune-cluster; do
   [ -x "$bin/$tool" ] || { echo "error: $bin/$tool is missing: build first" >&2; exit 1; }
 done
 mkdir -p "$out"
@@ -48,11 +62,48 @@ zcat "$data/records.jsonl.gz" > "$out/records.jsonl"
 results="$out/results.jsonl"
 : > "$results"
 
-evaluate() { # name, model directory, held-out model
-  "$bin/clustune-eval" "$2" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --model "$3" --json -q |
-    jq -c --arg model "$3" --arg cost_model "$1" --slurpfile meta "$2/meta.json" \
-      '{model: $model, cost_model: $cost_model, training_programs: ($meta[0].models | map(.programs) | max),
-        seconds: $meta[0].seconds} + .overall + {top1: .networks[0].top1, top5: .networks[0].top5}' >> "$results"
+train=("$bin/clustune-train" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --epochs "$epochs"
+       --seed "$seed" -q)
+[ -z "$hidden" ] || train+=(--hidden "$hidden")
+
+evaluate() { # name, model directory, held-out model[, embeddings.jsonl]
+  local embeddings=()
+  [ $# -lt 4 ] || embeddings=(--embeddings "$4")
+  "$bin/clustune-eval" "$2" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --model "$3" --json -q \
+    "${embeddings[@]}" |
+    jq -c --arg model "$3" --arg cost_model "$1" --argjson seed "$seed" --slurpfile meta "$2/meta.json" \
+      '{model: $model, cost_model: $cost_model, seed: $seed,
+        training_programs: ($meta[0].models | map(.programs) | max),
+        seconds: $meta[0].seconds} + .overall + {top1: .networks[0].top1, top5: .networks[0].top5,
+        routing: .routing}' >> "$results"
+}
+
+# The clusterings of one fold, in OUT/M/fold: embeddings of every task (the GAE trained on the
+# training tasks only), and K-means over the training tasks' embeddings.
+make_fold_clusterings() { # held-out model
+  local fold="$out/$1/fold" k=()
+  mkdir -p "$fold"
+  [ "$fold_k" = 0 ] || k=(--k "$fold_k")
+  jq -c --arg m "$1" 'select(.weights[$m] == null)' "$out/tasks.jsonl" > "$fold/tasks.jsonl"
+  jq -c '{(.key): true}' "$fold/tasks.jsonl" | jq -s -c add > "$fold/keys.json"
+  if wants fold-gae || wants fold-random; then
+    "$bin/clustune-embed" "$fold/tasks.jsonl" --train --seed "$seed" -q -o "$fold/gae.onnx" > /dev/null
+    "$bin/clustune-embed" "$out/tasks.jsonl" --model "$fold/gae.onnx" -q > "$fold/gae-embeddings.jsonl"
+  fi
+  if wants fold-raw; then
+    "$bin/clustune-embed" "$out/tasks.jsonl" --method raw-mean -q > "$fold/raw-embeddings.jsonl"
+  fi
+  for space in gae raw; do
+    [ -e "$fold/$space-embeddings.jsonl" ] || continue
+    jq -c --slurpfile keys "$fold/keys.json" 'select($keys[0][.key])' "$fold/$space-embeddings.jsonl" \
+      > "$fold/$space-training.jsonl"
+    "$bin/clustune-cluster" "$fold/$space-training.jsonl" "${k[@]}" --seed "$seed" -q \
+      -o "$fold/$space.json" > /dev/null
+  done
+  if wants fold-random; then
+    "$bin/clustune-cluster" "$fold/gae-training.jsonl" --random-like "$fold/gae.json" --seed "$seed" -q \
+      -o "$fold/random.json" > /dev/null
+  fi
 }
 
 wants() { case " $variants " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -64,19 +115,29 @@ fi
 for model in $models; do
   echo "== $model" >&2
   if wants global; then
-    "$bin/clustune-train" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --holdout-model "$model" \
-      --epochs "$epochs" --seed "$seed" -q -o "$out/$model/global" > /dev/null
+    "${train[@]}" --holdout-model "$model" -o "$out/$model/global" > /dev/null
     evaluate mlp-global "$out/$model/global" "$model"
   fi
   for init in scratch global; do
     wants "cluster-$init" || continue
     # Tasks of clusters too small for a model of their own fall back to the global model, so
     # it is trained in both variants (--mode both).
-    "$bin/clustune-train" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --holdout-model "$model" \
-      --clusters "$clusters" --mode both --cluster-init "$init" --epochs "$epochs" --seed "$seed" -q \
+    "${train[@]}" --holdout-model "$model" --clusters "$clusters" --mode both --cluster-init "$init" \
       -o "$out/$model/$label-$init" > /dev/null
     evaluate "mlp-$label-$init" "$out/$model/$label-$init" "$model"
   done
+  if wants fold-gae || wants fold-raw || wants fold-random; then
+    make_fold_clusterings "$model"
+    for clustering in gae raw random; do
+      wants "fold-$clustering" || continue
+      space=$clustering
+      [ "$clustering" != random ] || space=gae
+      "${train[@]}" --holdout-model "$model" --clusters "$out/$model/fold/$clustering.json" \
+        --mode both --cluster-init global -o "$out/$model/fold-$clustering" > /dev/null
+      evaluate "mlp-fold-$clustering" "$out/$model/fold-$clustering" "$model" \
+        "$out/$model/fold/$space-embeddings.jsonl"
+    done
+  fi
   tail -n 1 "$results" >&2
 done
 

@@ -1,54 +1,112 @@
 #!/usr/bin/env python3
 """Turns the leave-one-model-out results (scripts/lomo_experiment.sh's results.jsonl: one JSON
-line per held-out model and cost model; several files concatenate) into the Markdown tables of
-docs/results.md: one table per metric (network top-1 score, network top-5 score, pairwise
-accuracy), a row per held-out model and a column per cost model, with the mean over models.
+line per held-out model, cost model and seed; several files concatenate, one per seed) into the
+Markdown tables of docs/results.md: one table per metric (network top-1 score, network top-5
+score, pairwise accuracy), a row per held-out model and a column per cost model, each cell the
+mean over seeds. The last rows give the mean over models for each seed's run, as the mean of
+those and their range over seeds, so that a difference between columns can be told from the
+noise of one seed. Where held-out tasks were routed by their embeddings (the fold variants),
+a last table counts how many fell back to the global model.
 
-  python3 scripts/lomo_table.py lomo/results.jsonl [more.jsonl ...]
+  python3 scripts/lomo_table.py lomo-seed0/results.jsonl [lomo-seed1/results.jsonl ...]
 """
 import collections
 import json
+import statistics
 import sys
 
 METRICS = [("top1", "Network top-1 score"), ("top5", "Network top-5 score"),
            ("pairwise_accuracy", "Pairwise accuracy")]
 
 
+def bold_if(value, best, text):
+    return f"**{text}**" if best is not None and abs(value - best) < 1e-12 else text
+
+
+def metric_table(key, title, cells, models, cost_models, seeds):
+    lines = [f"**{title}**", "", "| held-out model | " + " | ".join(cost_models) + " |",
+             "|---|" + "---:|" * len(cost_models)]
+    for model in models:
+        means = {}
+        for name in cost_models:
+            values = [cells[model, name, seed][key] for seed in seeds
+                      if (model, name, seed) in cells and cells[model, name, seed].get(key) is not None]
+            if values:
+                means[name] = statistics.mean(values)
+        best = max(means.values(), default=None)
+        row = [bold_if(means[n], best, f"{means[n]:.3f}") if n in means else "–" for n in cost_models]
+        lines.append(f"| {model} | " + " | ".join(row) + " |")
+    # Per seed, the mean over the models that every seed of this cost model has.
+    per_seed = {}
+    for name in cost_models:
+        runs = []
+        for seed in seeds:
+            values = [cells[m, name, seed][key] for m in models
+                      if (m, name, seed) in cells and cells[m, name, seed].get(key) is not None]
+            if values and len(values) == sum(1 for m in models if (m, name, seed) in cells):
+                runs.append(statistics.mean(values))
+        if runs:
+            per_seed[name] = runs
+    best = max((statistics.mean(r) for r in per_seed.values()), default=None)
+    lines.append("| mean | " + " | ".join(
+        bold_if(statistics.mean(per_seed[n]), best, f"{statistics.mean(per_seed[n]):.3f}")
+        if n in per_seed else "–" for n in cost_models) + " |")
+    if len(seeds) > 1:
+        lines.append("| range over seeds | " + " | ".join(
+            f"{min(per_seed[n]):.3f}–{max(per_seed[n]):.3f} ({len(per_seed[n])})" if n in per_seed else "–"
+            for n in cost_models) + " |")
+    return lines + [""]
+
+
+def routing_table(cells, models, cost_models, seeds):
+    routed = [n for n in cost_models
+              if any((cells.get((m, n, s)) or {}).get("routing") and
+                     (cells[m, n, s]["routing"].get("nearest_centroid", 0) +
+                      cells[m, n, s]["routing"].get("far_from_every_cluster", 0)) > 0
+                     for m in models for s in seeds)]
+    if not routed:
+        return []
+    lines = ["**Held-out tasks far from every cluster (global model) / held-out tasks, summed over "
+             "seeds**", "", "| held-out model | " + " | ".join(routed) + " |",
+             "|---|" + "---:|" * len(routed)]
+    totals = collections.Counter()
+    for model in models:
+        row = []
+        for name in routed:
+            far = unseen = 0
+            for seed in seeds:
+                routing = (cells.get((model, name, seed)) or {}).get("routing") or {}
+                far += routing.get("far_from_every_cluster", 0)
+                unseen += routing.get("far_from_every_cluster", 0) + routing.get("nearest_centroid", 0)
+            totals[name, "far"] += far
+            totals[name, "unseen"] += unseen
+            row.append(f"{far}/{unseen}" if unseen else "–")
+        lines.append(f"| {model} | " + " | ".join(row) + " |")
+    lines.append("| all | " + " | ".join(
+        f"{totals[n, 'far']}/{totals[n, 'unseen']} ({100 * totals[n, 'far'] / max(totals[n, 'unseen'], 1):.0f}%)"
+        for n in routed) + " |")
+    return lines + [""]
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(sys.argv) == 2 else 1
-    rows = collections.OrderedDict()
-    cost_models = []
+    cells = {}
+    models, cost_models, seeds = [], [], []
     for path in sys.argv[1:]:
         with open(path) as handle:
             for line in handle:
                 entry = json.loads(line)
-                rows.setdefault(entry["model"], {})[entry["cost_model"]] = entry
-                if entry["cost_model"] not in cost_models:
-                    cost_models.append(entry["cost_model"])
+                seed = entry.get("seed", 0)
+                cells[entry["model"], entry["cost_model"], seed] = entry
+                for items, value in ((models, entry["model"]), (cost_models, entry["cost_model"]),
+                                     (seeds, seed)):
+                    if value not in items:
+                        items.append(value)
     for key, title in METRICS:
-        print(f"**{title}**\n")
-        print("| held-out model | " + " | ".join(cost_models) + " |")
-        print("|---|" + "---:|" * len(cost_models))
-        sums = collections.defaultdict(list)
-        for model, entries in rows.items():
-            cells = []
-            values = {name: entries.get(name, {}).get(key) for name in cost_models}
-            best = max((v for v in values.values() if v is not None), default=None)
-            for name in cost_models:
-                value = values[name]
-                if value is None:
-                    cells.append("–")
-                    continue
-                sums[name].append(value)
-                cells.append(f"**{value:.3f}**" if value == best else f"{value:.3f}")
-            print(f"| {model} | " + " | ".join(cells) + " |")
-        means = {name: sum(v) / len(v) for name, v in sums.items() if v}
-        best = max(means.values(), default=None)
-        cells = [(f"**{means[n]:.3f}**" if means[n] == best else f"{means[n]:.3f}") if n in means
-                 else "–" for n in cost_models]
-        print("| mean | " + " | ".join(cells) + " |\n")
+        print("\n".join(metric_table(key, title, cells, models, cost_models, seeds)))
+    print("\n".join(routing_table(cells, models, cost_models, seeds)))
     return 0
 
 

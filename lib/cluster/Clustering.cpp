@@ -3,6 +3,7 @@
 #include "cluster/KMeans.h"
 #include "cluster/Silhouette.h"
 #include "support/Error.h"
+#include "support/Random.h"
 
 #include <map>
 #include <set>
@@ -48,6 +49,28 @@ ClusterFile describe(const std::vector<TaskEmbedding>& embeddings, const PointMa
   return file;
 }
 
+// A partition given by its assignment, with the members' means as centroids.
+ClusteringResult partitionByMeans(const std::vector<TaskEmbedding>& embeddings,
+                                  const std::vector<int>& assignment, int k) {
+  const PointMatrix points = pointMatrix(embeddings);
+  PointMatrix centroids = PointMatrix::Zero(k, points.cols());
+  std::vector<int> sizes(static_cast<std::size_t>(k), 0);
+  for (std::size_t index = 0; index < embeddings.size(); ++index) {
+    centroids.row(assignment[index]) += points.row(static_cast<Eigen::Index>(index));
+    ++sizes[static_cast<std::size_t>(assignment[index])];
+  }
+  for (int cluster = 0; cluster < k; ++cluster)
+    centroids.row(cluster) /= sizes[static_cast<std::size_t>(cluster)];
+  ClusteringResult result;
+  result.clusters = describe(embeddings, points, centroids, assignment);
+  result.silhouettes = {{k, result.clusters.silhouette}};
+  for (std::size_t index = 0; index < embeddings.size(); ++index)
+    result.inertia +=
+        (points.row(static_cast<Eigen::Index>(index)) - centroids.row(assignment[index]))
+            .squaredNorm();
+  return result;
+}
+
 } // namespace
 
 ClusteringResult clusterEmbeddings(const std::vector<TaskEmbedding>& embeddings,
@@ -88,26 +111,35 @@ ClusteringResult clusterByAnchor(const std::vector<TaskEmbedding>& embeddings) {
   int next = 0;
   for (auto& [anchor, cluster] : anchorCluster)
     cluster = next++;
-  const PointMatrix points = pointMatrix(embeddings);
   std::vector<int> assignment;
-  PointMatrix centroids = PointMatrix::Zero(next, points.cols());
-  std::vector<int> sizes(static_cast<std::size_t>(next), 0);
-  for (std::size_t index = 0; index < embeddings.size(); ++index) {
-    const int cluster = anchorCluster.at(embeddings[index].anchor);
-    assignment.push_back(cluster);
-    centroids.row(cluster) += points.row(static_cast<Eigen::Index>(index));
-    ++sizes[static_cast<std::size_t>(cluster)];
+  for (const TaskEmbedding& embedding : embeddings)
+    assignment.push_back(anchorCluster.at(embedding.anchor));
+  return partitionByMeans(embeddings, assignment, next);
+}
+
+ClusteringResult clusterAtRandom(const std::vector<TaskEmbedding>& embeddings,
+                                 const ClusterFile& reference, std::uint64_t seed) {
+  if (embeddings.empty())
+    throw Error("no embeddings to cluster");
+  std::vector<int> assignment;
+  for (const TaskEmbedding& embedding : embeddings) {
+    const auto found = reference.assign.find(embedding.key);
+    if (found == reference.assign.end())
+      throw Error("no cluster in the reference clustering, so no size to draw it into",
+                  {.task = embedding.key});
+    assignment.push_back(found->second);
   }
-  for (int cluster = 0; cluster < next; ++cluster)
-    centroids.row(cluster) /= sizes[static_cast<std::size_t>(cluster)];
-  ClusteringResult result;
-  result.clusters = describe(embeddings, points, centroids, assignment);
-  result.silhouettes = {{next, result.clusters.silhouette}};
-  for (std::size_t index = 0; index < embeddings.size(); ++index)
-    result.inertia +=
-        (points.row(static_cast<Eigen::Index>(index)) - centroids.row(assignment[index]))
-            .squaredNorm();
-  return result;
+  // Renumbered in order of the reference's cluster numbers, leaving out clusters without tasks.
+  std::map<int, int> renumbered;
+  for (int cluster : assignment)
+    renumbered.emplace(cluster, 0);
+  int next = 0;
+  for (auto& [cluster, number] : renumbered)
+    number = next++;
+  for (int& cluster : assignment)
+    cluster = renumbered.at(cluster);
+  Rng(seed).shuffle(assignment);
+  return partitionByMeans(embeddings, assignment, next);
 }
 
 std::vector<Assignment> assignEmbeddings(const ClusterFile& clusters,

@@ -38,6 +38,13 @@ ClusteringResult clusterEmbeddings(const std::vector<TaskEmbedding>& embeddings,
 // silhouette is measured in the embedding space, so groupings compare on one scale.
 ClusteringResult clusterByAnchor(const std::vector<TaskEmbedding>& embeddings);
 
+// The control that per-cluster cost models must beat: the tasks of `embeddings` dealt at random
+// into clusters of the sizes they have in `reference`, so that only what the clustering put
+// together differs. Every task must be assigned in `reference`; clusters that none of these
+// tasks is in are left out and the rest renumbered in order. Centroids are the members' means.
+ClusteringResult clusterAtRandom(const std::vector<TaskEmbedding>& embeddings,
+                                 const ClusterFile& reference, std::uint64_t seed);
+
 struct Assignment {
   std::string key;
   int cluster = -1;

@@ -71,11 +71,27 @@ CostModelEnsemble CostModelEnsemble::load(const std::string& directory) {
   return ensemble;
 }
 
-std::string CostModelEnsemble::route(const std::string& taskKey,
-                                     const std::vector<double>* embedding) const {
+const char* routeReasonName(RouteReason reason) {
+  switch (reason) {
+  case RouteReason::Assigned:
+    return "assigned";
+  case RouteReason::NearestCentroid:
+    return "nearest_centroid";
+  case RouteReason::FarFromEveryCluster:
+    return "far_from_every_cluster";
+  case RouteReason::Unassigned:
+    return "unassigned";
+  }
+  return "unassigned";
+}
+
+RouteDecision CostModelEnsemble::decideRoute(const std::string& taskKey,
+                                             const std::vector<double>* embedding) const {
   int cluster = -1;
+  RouteReason reason = RouteReason::Unassigned;
   if (const auto found = assign_.find(taskKey); found != assign_.end()) {
     cluster = found->second;
+    reason = RouteReason::Assigned;
   } else if (embedding && !centroids_.empty()) {
     double best = INFINITY;
     for (std::size_t index = 0; index < centroids_.size(); ++index) {
@@ -93,16 +109,20 @@ std::string CostModelEnsemble::route(const std::string& taskKey,
         cluster = static_cast<int>(index);
       }
     }
-    if (cluster >= 0 && std::sqrt(best) > radiusFactor_ * radii_[static_cast<std::size_t>(cluster)])
+    reason = RouteReason::NearestCentroid;
+    if (cluster >= 0 &&
+        std::sqrt(best) > radiusFactor_ * radii_[static_cast<std::size_t>(cluster)]) {
       cluster = -1;
+      reason = RouteReason::FarFromEveryCluster;
+    }
   }
   if (cluster >= 0 && hasModel(clusterModelName(cluster)))
-    return clusterModelName(cluster);
+    return {clusterModelName(cluster), reason};
   if (!hasModel(kGlobalModelName))
     throw Error("no model for task " + taskKey +
                     ": it has no cluster model and the directory has no global model",
                 {.task = taskKey});
-  return kGlobalModelName;
+  return {kGlobalModelName, reason};
 }
 
 const MlpCostModel& CostModelEnsemble::model(const std::string& name) const {

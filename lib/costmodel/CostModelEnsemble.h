@@ -23,6 +23,19 @@ inline constexpr double kDefaultRoutingRadiusFactor = cluster::kFarRadiusFactor;
 
 std::string clusterModelName(int cluster); // "cluster-<i>"
 
+enum class RouteReason {
+  Assigned,           // the clustering saw the task
+  NearestCentroid,    // an unseen task, routed by its embedding
+  FarFromEveryCluster, // an unseen task beyond radius_factor × its nearest cluster's radius
+  Unassigned,         // an unseen task without an embedding, or a directory without routing
+};
+const char* routeReasonName(RouteReason reason);
+
+struct RouteDecision {
+  std::string model;
+  RouteReason reason = RouteReason::Unassigned;
+};
+
 class CostModelEnsemble {
 public:
   // Reads meta.json and every model it lists. Throws clustune::Error naming the file for a
@@ -32,7 +45,12 @@ public:
   // The name of the model that scores `taskKey` ("global" or "cluster-<i>"). `embedding`, when
   // given, routes a task that meta.json does not assign.
   std::string route(const std::string& taskKey,
-                    const std::vector<double>* embedding = nullptr) const;
+                    const std::vector<double>* embedding = nullptr) const {
+    return decideRoute(taskKey, embedding).model;
+  }
+  // route(), with how it decided: evaluations report how often unseen tasks fell back.
+  RouteDecision decideRoute(const std::string& taskKey,
+                            const std::vector<double>* embedding = nullptr) const;
   // Whether meta.json assigns `taskKey` to a cluster (the clustering saw the task).
   bool assigned(const std::string& taskKey) const { return assign_.contains(taskKey); }
   // The embedding width the routing centroids expect; 0 without routing centroids.

@@ -69,10 +69,21 @@ nlohmann::ordered_json evaluateCostModels(const EvaluationRequest& request) {
   if (dataset.programCount() == 0)
     throw Error("no valid record of the evaluated tasks to score");
 
+  std::map<std::string, std::vector<double>> embeddings;
+  if (!request.embeddingsPath.empty())
+    for (cluster::TaskEmbedding& embedding : cluster::readEmbeddingFile(request.embeddingsPath))
+      embeddings.emplace(embedding.key, std::move(embedding.embedding));
+
   // Score each task's programs with its routed model.
   std::vector<std::string> routes;
-  for (const std::string& key : dataset.taskKeys)
-    routes.push_back(ensemble.route(key));
+  std::map<RouteReason, std::size_t> reasons;
+  for (const std::string& key : dataset.taskKeys) {
+    const auto embedding = embeddings.find(key);
+    const RouteDecision decision =
+        ensemble.decideRoute(key, embedding == embeddings.end() ? nullptr : &embedding->second);
+    routes.push_back(decision.model);
+    ++reasons[decision.reason];
+  }
   std::vector<double> scores(dataset.programCount());
   std::vector<TaskPredictions> predictions(dataset.taskKeys.size());
   const std::vector<std::vector<std::size_t>> byTask = dataset.programsByTask();
@@ -118,6 +129,10 @@ nlohmann::ordered_json evaluateCostModels(const EvaluationRequest& request) {
   result["by_route"] = nlohmann::ordered_json::object();
   for (const auto& [route, routed] : byRoute)
     result["by_route"][route] = metricsOrNull(routed);
+  result["routing"] = nlohmann::ordered_json::object();
+  for (RouteReason reason : {RouteReason::Assigned, RouteReason::NearestCentroid,
+                             RouteReason::FarFromEveryCluster, RouteReason::Unassigned})
+    result["routing"][routeReasonName(reason)] = reasons[reason];
 
   std::map<std::string, std::size_t> taskIndex;
   for (std::size_t index = 0; index < dataset.taskKeys.size(); ++index)

@@ -21,10 +21,13 @@ struct EvaluationRequest {
   // When set, every scored program as {"task", "cost", "score", "route"} per line, so that
   // metrics can be recomputed outside clustune.
   std::string scoresPath = {};
+  // When set, embeddings.jsonl of the evaluated tasks: a task the clustering did not see is
+  // routed by its embedding, as the tuner routes it, and may fall back to the global model.
+  std::string embeddingsPath = {};
 };
 
-// {"overall": metrics, "by_route": {"global": metrics, ...}, "networks": [{"model", "tasks",
-// "top1", "top5"}], "data": counts}; docs/metrics.md.
+// {"overall": metrics, "by_route": {"global": metrics, ...}, "routing": {"assigned": tasks, ...},
+// "networks": [{"model", "tasks", "top1", "top5"}], "data": counts}; docs/metrics.md.
 nlohmann::ordered_json evaluateCostModels(const EvaluationRequest& request);
 
 } // namespace clustune::costmodel

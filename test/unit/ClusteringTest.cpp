@@ -72,6 +72,33 @@ TEST(Clustering, AnchorBaselineGroupsByAnchorOpInNameOrder) {
             clusterEmbeddings(twoGroups(), {.k = 2}).clusters.silhouette);
 }
 
+TEST(Clustering, RandomControlKeepsTheSizesAndDealsTheMembersBySeed) {
+  const ClusterFile reference = clusterEmbeddings(twoGroups(), {.k = 2}).clusters;
+  const ClusteringResult first = clusterAtRandom(twoGroups(), reference, 1);
+  ASSERT_EQ(first.clusters.k, 2);
+  std::vector<int> sizes, referenceSizes;
+  for (std::size_t cluster = 0; cluster < 2; ++cluster) {
+    sizes.push_back(first.clusters.clusters[cluster].size);
+    referenceSizes.push_back(reference.clusters[cluster].size);
+  }
+  EXPECT_EQ(sizes, referenceSizes);
+  EXPECT_EQ(clusterAtRandom(twoGroups(), reference, 1).clusters.assign, first.clusters.assign);
+  // Some seed deals another partition, and a mixed partition separates worse than K-means.
+  bool moved = false;
+  for (std::uint64_t seed = 2; seed < 12 && !moved; ++seed) {
+    const ClusterFile other = clusterAtRandom(twoGroups(), reference, seed).clusters;
+    moved = other.assign != first.clusters.assign;
+    if (moved) {
+      EXPECT_LT(std::min(other.silhouette, first.clusters.silhouette), reference.silhouette);
+    }
+  }
+  EXPECT_TRUE(moved);
+  // A task the reference never saw has no size to be drawn into.
+  std::vector<TaskEmbedding> withNew = twoGroups();
+  withNew.push_back({"new", "Conv", {0.0, 0.0}});
+  EXPECT_THROW(clusterAtRandom(withNew, reference, 1), clustune::Error);
+}
+
 TEST(Clustering, AssignmentFlagsEmbeddingsBeyondTheFarFactorOfTheRadius) {
   const ClusterFile clusters = clusterEmbeddings(twoGroups(), {.k = 2}).clusters;
   const int groupA = clusters.assign.at("a0");

@@ -63,6 +63,12 @@ TEST(CostModelEnsemble, UnseenTasksRouteByEmbeddingWithinTheRadiusFactor) {
   const std::vector<double> far = {1.0, 1.5};  // 1.8 from centroid 0
   EXPECT_EQ(ensemble.route("cccc", &near), "cluster-0");
   EXPECT_EQ(ensemble.route("cccc", &far), "global");
+  // How each was decided, as clustune-eval --embeddings counts it.
+  EXPECT_EQ(ensemble.decideRoute("aaaa", &far).reason, RouteReason::Assigned);
+  EXPECT_EQ(ensemble.decideRoute("cccc", &near).reason, RouteReason::NearestCentroid);
+  EXPECT_EQ(ensemble.decideRoute("cccc", &far).reason, RouteReason::FarFromEveryCluster);
+  EXPECT_EQ(ensemble.decideRoute("cccc").reason, RouteReason::Unassigned);
+  EXPECT_STREQ(routeReasonName(RouteReason::FarFromEveryCluster), "far_from_every_cluster");
   const std::vector<double> wrongWidth = {1.0};
   EXPECT_THROW(ensemble.route("cccc", &wrongWidth), Error);
 }

@@ -2,6 +2,7 @@
 // pairwise accuracy, peak score@1/@5, top-k recall, and the network-level top-1 and top-5
 // scores per corpus model); a table, or one JSON object with --json. docs/metrics.md.
 //   clustune-eval costmodel/ RECORDS... --tasks tasks.jsonl [--model NAME] [--json]
+//                 [--embeddings embeddings.jsonl]
 #include "costmodel/Evaluation.h"
 #include "support/ToolMain.h"
 
@@ -40,6 +41,15 @@ void printTable(const nlohmann::ordered_json& result) {
   row("all", result["overall"]);
   for (const auto& [route, metrics] : result["by_route"].items())
     row(route, metrics);
+  const auto& routing = result["routing"];
+  const std::size_t byEmbedding = routing["nearest_centroid"].get<std::size_t>() +
+                                  routing["far_from_every_cluster"].get<std::size_t>();
+  if (byEmbedding > 0)
+    fmt::print("\nrouting: {} tasks assigned by the clustering, {} unseen routed to their nearest "
+               "cluster, {} unseen far from every cluster (global model)\n",
+               routing["assigned"].get<std::size_t>(),
+               routing["nearest_centroid"].get<std::size_t>(),
+               routing["far_from_every_cluster"].get<std::size_t>());
   fmt::print("\n{:<22} {:>6} {:>9} {:>8} {:>8}\n", "network", "tasks", "measured", "top-1",
              "top-5");
   for (const auto& network : result["networks"])
@@ -68,6 +78,8 @@ int main(int argc, char** argv) {
                  "(scripts/check_costmodel_onnx.py)");
   app.add_option("--dump-scores", request.scoresPath,
                  "Write every program's task, cost, score and model as JSON Lines");
+  app.add_option("--embeddings", request.embeddingsPath,
+                 "embeddings.jsonl: route tasks the clustering did not see by their embedding");
   addCommonOptions(app, common, /*withSeed=*/false);
 
   return runTool(app, common, argc, argv, [&] {
