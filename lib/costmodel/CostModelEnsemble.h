@@ -24,10 +24,10 @@ inline constexpr double kDefaultRoutingRadiusFactor = cluster::kFarRadiusFactor;
 std::string clusterModelName(int cluster); // "cluster-<i>"
 
 enum class RouteReason {
-  Assigned,           // the clustering saw the task
-  NearestCentroid,    // an unseen task, routed by its embedding
+  Assigned,            // the clustering saw the task
+  NearestCentroid,     // an unseen task, routed by its embedding
   FarFromEveryCluster, // an unseen task beyond radius_factor × its nearest cluster's radius
-  Unassigned,         // an unseen task without an embedding, or a directory without routing
+  Unassigned,          // an unseen task without an embedding, or a directory without routing
 };
 const char* routeReasonName(RouteReason reason);
 

@@ -5,7 +5,6 @@
 #include "nn/Loss.h"
 
 #include "nn/LambdaRankPairs.h"
-
 #include "runtime/ThreadPool.h"
 #include "support/Error.h"
 

@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--restarts", options.restarts, "k-means++ restarts per K")->capture_default_str();
   app.add_flag("--by-anchor", byAnchor, "Group by anchor op instead (FamilySeer's baseline)");
-  app.add_option("--random-like", randomLikePath,
-                 "Deal the tasks at random into clusters of this clusters.json's sizes (a control)");
+  app.add_option(
+      "--random-like", randomLikePath,
+      "Deal the tasks at random into clusters of this clusters.json's sizes (a control)");
   app.add_option("--assign", assignPath,
                  "Assign the embeddings to the clusters of this clusters.json instead");
   addCommonOptions(app, common, /*withSeed=*/true);
