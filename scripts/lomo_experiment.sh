@@ -14,11 +14,13 @@
 # Writes one JSON line per (model, cost model) to OUT/results.jsonl and a Markdown table to
 # OUT/table.md (scripts/lomo_table.py; give it several seeds' results.jsonl for means and
 # spreads over seeds). --variants picks what runs (default: the first four); --label names the
-# clustering in the --clusters variants' names (mlp-<label>-scratch, ...).
+# clustering in the --clusters variants' names (mlp-<label>-scratch, ...). --fold-k gives the
+# fold clusterings' K, or several to compare (mlp-fold-gae-k8, ...; default: K chosen by
+# silhouette in each fold, mlp-fold-gae): choosing K by cost-model quality is this comparison.
 #
 #   scripts/lomo_experiment.sh [--data data/cpu-znver5] [--out lomo] [--clusters clusters.json]
 #                              [--label cluster] [--models "resnet50 bert-base"] [--epochs 50]
-#                              [--hidden W] [--fold-k K] [--seed 0]
+#                              [--hidden W] [--fold-k "K..."] [--seed 0]
 #                              [--variants "global xgboost cluster-scratch cluster-global
 #                                           fold-gae fold-raw fold-random"]
 set -euo pipefail
@@ -80,10 +82,10 @@ evaluate() { # name, model directory, held-out model[, embeddings.jsonl]
 
 # The clusterings of one fold, in OUT/M/fold: embeddings of every task (the GAE trained on the
 # training tasks only), and K-means over the training tasks' embeddings.
-make_fold_clusterings() { # held-out model
-  local fold="$out/$1/fold" k=()
+make_fold_clusterings() { # held-out model, K (0: by silhouette)
+  local fold="$out/$1/fold-k$2" k=()
   mkdir -p "$fold"
-  [ "$fold_k" = 0 ] || k=(--k "$fold_k")
+  [ "$2" = 0 ] || k=(--k "$2")
   jq -c --arg m "$1" 'select(.weights[$m] == null)' "$out/tasks.jsonl" > "$fold/tasks.jsonl"
   jq -c '{(.key): true}' "$fold/tasks.jsonl" | jq -s -c add > "$fold/keys.json"
   if wants fold-gae || wants fold-random; then
@@ -127,15 +129,19 @@ for model in $models; do
     evaluate "mlp-$label-$init" "$out/$model/$label-$init" "$model"
   done
   if wants fold-gae || wants fold-raw || wants fold-random; then
-    make_fold_clusterings "$model"
-    for clustering in gae raw random; do
-      wants "fold-$clustering" || continue
-      space=$clustering
-      [ "$clustering" != random ] || space=gae
-      "${train[@]}" --holdout-model "$model" --clusters "$out/$model/fold/$clustering.json" \
-        --mode both --cluster-init global -o "$out/$model/fold-$clustering" > /dev/null
-      evaluate "mlp-fold-$clustering" "$out/$model/fold-$clustering" "$model" \
-        "$out/$model/fold/$space-embeddings.jsonl"
+    for k in $fold_k; do
+      make_fold_clusterings "$model" "$k"
+      suffix=-k$k
+      [ "$k" != 0 ] || suffix=
+      for clustering in gae raw random; do
+        wants "fold-$clustering" || continue
+        space=$clustering
+        [ "$clustering" != random ] || space=gae
+        "${train[@]}" --holdout-model "$model" --clusters "$out/$model/fold-k$k/$clustering.json" \
+          --mode both --cluster-init global -o "$out/$model/fold-$clustering$suffix" > /dev/null
+        evaluate "mlp-fold-$clustering$suffix" "$out/$model/fold-$clustering$suffix" "$model" \
+          "$out/$model/fold-k$k/$space-embeddings.jsonl"
+      done
     done
   fi
   tail -n 1 "$results" >&2

@@ -4,8 +4,9 @@ line per held-out model, cost model and seed; several files concatenate, one per
 Markdown tables of docs/results.md: one table per metric (network top-1 score, network top-5
 score, pairwise accuracy), a row per held-out model and a column per cost model, each cell the
 mean over seeds. The last rows give the mean over models for each seed's run, as the mean of
-those and their range over seeds, so that a difference between columns can be told from the
-noise of one seed. Where held-out tasks were routed by their embeddings (the fold variants),
+those, each column's difference from the first column seed by seed (paired: the same split and
+initial weights), and their range over seeds, so that a difference between columns can be told
+from the noise of one seed. Where held-out tasks were routed by their embeddings (the fold variants),
 a last table counts how many fell back to the global model.
 
   python3 scripts/lomo_table.py lomo-seed0/results.jsonl [lomo-seed1/results.jsonl ...]
@@ -36,14 +37,17 @@ def metric_table(key, title, cells, models, cost_models, seeds):
         best = max(means.values(), default=None)
         row = [bold_if(means[n], best, f"{means[n]:.3f}") if n in means else "–" for n in cost_models]
         lines.append(f"| {model} | " + " | ".join(row) + " |")
-    # Per seed, the mean over the models that every seed of this cost model has.
+    # Per seed, the mean over the held-out models; a seed that lacks one of the models that
+    # another seed has for this cost model (a run still going) is left out.
     per_seed = {}
     for name in cost_models:
+        covered = {m for m in models for seed in seeds
+                   if (cells.get((m, name, seed)) or {}).get(key) is not None}
         runs = []
         for seed in seeds:
-            values = [cells[m, name, seed][key] for m in models
-                      if (m, name, seed) in cells and cells[m, name, seed].get(key) is not None]
-            if values and len(values) == sum(1 for m in models if (m, name, seed) in cells):
+            values = [cells[m, name, seed][key] for m in covered
+                      if (cells.get((m, name, seed)) or {}).get(key) is not None]
+            if values and len(values) == len(covered):
                 runs.append(statistics.mean(values))
         if runs:
             per_seed[name] = runs
@@ -51,6 +55,18 @@ def metric_table(key, title, cells, models, cost_models, seeds):
     lines.append("| mean | " + " | ".join(
         bold_if(statistics.mean(per_seed[n]), best, f"{statistics.mean(per_seed[n]):.3f}")
         if n in per_seed else "–" for n in cost_models) + " |")
+    # Paired by seed against the first column: both saw the same split and initial weights.
+    baseline = cost_models[0]
+    if baseline in per_seed and len(per_seed[baseline]) > 1:
+        cells_delta = ["–"]
+        for name in cost_models[1:]:
+            runs = per_seed.get(name, [])
+            if len(runs) != len(per_seed[baseline]):
+                cells_delta.append("–")
+                continue
+            deltas = [run - base for run, base in zip(runs, per_seed[baseline])]
+            cells_delta.append(", ".join(f"{delta:+.3f}" for delta in deltas))
+        lines.append(f"| minus {baseline}, per seed | " + " | ".join(cells_delta) + " |")
     if len(seeds) > 1:
         lines.append("| range over seeds | " + " | ".join(
             f"{min(per_seed[n]):.3f}–{max(per_seed[n]):.3f} ({len(per_seed[n])})" if n in per_seed else "–"
