@@ -80,12 +80,12 @@ evaluate() { # name, model directory, held-out model[, embeddings.jsonl]
         routing: .routing}' >> "$results"
 }
 
-# The clusterings of one fold, in OUT/M/fold: embeddings of every task (the GAE trained on the
-# training tasks only), and K-means over the training tasks' embeddings.
-make_fold_clusterings() { # held-out model, K (0: by silhouette)
-  local fold="$out/$1/fold-k$2" k=()
+# The embeddings of one fold, in OUT/M/fold, made once for every K: every task embedded by a GAE
+# trained on the training tasks only, and the training tasks' own lines. Raw features need no
+# training, so every fold shares OUT/raw-embeddings.jsonl.
+make_fold_embeddings() { # held-out model
+  local fold="$out/$1/fold"
   mkdir -p "$fold"
-  [ "$2" = 0 ] || k=(--k "$2")
   jq -c --arg m "$1" 'select(.weights[$m] == null)' "$out/tasks.jsonl" > "$fold/tasks.jsonl"
   jq -c '{(.key): true}' "$fold/tasks.jsonl" | jq -s -c add > "$fold/keys.json"
   if wants fold-gae || wants fold-random; then
@@ -93,18 +93,31 @@ make_fold_clusterings() { # held-out model, K (0: by silhouette)
     "$bin/clustune-embed" "$out/tasks.jsonl" --model "$fold/gae.onnx" -q > "$fold/gae-embeddings.jsonl"
   fi
   if wants fold-raw; then
-    "$bin/clustune-embed" "$out/tasks.jsonl" --method raw-mean -q > "$fold/raw-embeddings.jsonl"
+    [ -e "$out/raw-embeddings.jsonl" ] ||
+      "$bin/clustune-embed" "$out/tasks.jsonl" --method raw-mean -q > "$out/raw-embeddings.jsonl"
+    ln -sf ../../raw-embeddings.jsonl "$fold/raw-embeddings.jsonl"
   fi
   for space in gae raw; do
     [ -e "$fold/$space-embeddings.jsonl" ] || continue
     jq -c --slurpfile keys "$fold/keys.json" 'select($keys[0][.key])' "$fold/$space-embeddings.jsonl" \
       > "$fold/$space-training.jsonl"
+  done
+}
+
+# K-means with K clusters (0: by silhouette) over the fold's training embeddings, and the random
+# control of the GAE clustering's sizes, in OUT/M/fold-kK.
+make_fold_clusterings() { # held-out model, K
+  local fold="$out/$1/fold" clusters="$out/$1/fold-k$2" k=()
+  mkdir -p "$clusters"
+  [ "$2" = 0 ] || k=(--k "$2")
+  for space in gae raw; do
+    [ -e "$fold/$space-training.jsonl" ] || continue
     "$bin/clustune-cluster" "$fold/$space-training.jsonl" "${k[@]}" --seed "$seed" -q \
-      -o "$fold/$space.json" > /dev/null
+      -o "$clusters/$space.json" > /dev/null
   done
   if wants fold-random; then
-    "$bin/clustune-cluster" "$fold/gae-training.jsonl" --random-like "$fold/gae.json" --seed "$seed" -q \
-      -o "$fold/random.json" > /dev/null
+    "$bin/clustune-cluster" "$fold/gae-training.jsonl" --random-like "$clusters/gae.json" \
+      --seed "$seed" -q -o "$clusters/random.json" > /dev/null
   fi
 }
 
@@ -129,6 +142,7 @@ for model in $models; do
     evaluate "mlp-$label-$init" "$out/$model/$label-$init" "$model"
   done
   if wants fold-gae || wants fold-raw || wants fold-random; then
+    make_fold_embeddings "$model"
     for k in $fold_k; do
       make_fold_clusterings "$model" "$k"
       suffix=-k$k
@@ -140,7 +154,7 @@ for model in $models; do
         "${train[@]}" --holdout-model "$model" --clusters "$out/$model/fold-k$k/$clustering.json" \
           --mode both --cluster-init global -o "$out/$model/fold-$clustering$suffix" > /dev/null
         evaluate "mlp-fold-$clustering$suffix" "$out/$model/fold-$clustering$suffix" "$model" \
-          "$out/$model/fold-k$k/$space-embeddings.jsonl"
+          "$out/$model/fold/$space-embeddings.jsonl"
       done
     done
   fi
