@@ -129,16 +129,19 @@ fi
 
 for model in $models; do
   echo "== $model" >&2
-  if wants global; then
+  # Every variant with clusters fine-tunes from, or falls back to, the fold's global MLP
+  # (--mode both): it is trained once per fold and taken with --global-from, which gives the
+  # files a training inside each run would.
+  if wants global || wants cluster-scratch || wants cluster-global || wants fold-gae ||
+     wants fold-raw || wants fold-random; then
     "${train[@]}" --holdout-model "$model" -o "$out/$model/global" > /dev/null
-    evaluate mlp-global "$out/$model/global" "$model"
   fi
+  global=(--global-from "$out/$model/global")
+  ! wants global || evaluate mlp-global "$out/$model/global" "$model"
   for init in scratch global; do
     wants "cluster-$init" || continue
-    # Tasks of clusters too small for a model of their own fall back to the global model, so
-    # it is trained in both variants (--mode both).
     "${train[@]}" --holdout-model "$model" --clusters "$clusters" --mode both --cluster-init "$init" \
-      -o "$out/$model/$label-$init" > /dev/null
+      "${global[@]}" -o "$out/$model/$label-$init" > /dev/null
     evaluate "mlp-$label-$init" "$out/$model/$label-$init" "$model"
   done
   if wants fold-gae || wants fold-raw || wants fold-random; then
@@ -152,7 +155,8 @@ for model in $models; do
         space=$clustering
         [ "$clustering" != random ] || space=gae
         "${train[@]}" --holdout-model "$model" --clusters "$out/$model/fold-k$k/$clustering.json" \
-          --mode both --cluster-init global -o "$out/$model/fold-$clustering$suffix" > /dev/null
+          --mode both --cluster-init global "${global[@]}" -o "$out/$model/fold-$clustering$suffix" \
+          > /dev/null
         evaluate "mlp-fold-$clustering$suffix" "$out/$model/fold-$clustering$suffix" "$model" \
           "$out/$model/fold/$space-embeddings.jsonl"
       done

@@ -62,6 +62,44 @@ double shortestDecimal(float value) {
   return std::stod(fmt::format("{}", value));
 }
 
+// The global model of `directory`, checked to be one this request could have trained: the same
+// held-out model (else the fold's held-out tasks leak into its training) and architecture.
+std::pair<MlpCostModel, nlohmann::ordered_json>
+loadGlobalModel(const TrainRequest& request, const MlpArchitecture& architecture) {
+  const CostModelEnsemble source = CostModelEnsemble::load(request.globalFrom);
+  const ErrorContext context{(std::filesystem::path(request.globalFrom) / "meta.json").string()};
+  if (!source.hasModel(kGlobalModelName))
+    throw Error("--global-from: the directory has no global model", context);
+  const nlohmann::json& meta = source.meta();
+  const nlohmann::json holdout = meta.value("holdout_model", nlohmann::json());
+  const nlohmann::json wanted =
+      request.holdoutModel.empty() ? nlohmann::json() : nlohmann::json(request.holdoutModel);
+  if (holdout != wanted)
+    throw Error("--global-from: its global model was trained with holdout_model " + holdout.dump() +
+                    ", but this run holds out " + wanted.dump(),
+                context);
+  const MlpCostModel& global = source.model(kGlobalModelName);
+  const MlpArchitecture& loaded = global.architecture();
+  if (loaded.features != architecture.features || loaded.hidden != architecture.hidden ||
+      loaded.residualBlocks != architecture.residualBlocks)
+    throw Error(fmt::format("--global-from: its global model has width {} and {} residual "
+                            "blocks, but this run asks for {} and {} (--hidden, "
+                            "--residual-blocks)",
+                            loaded.hidden, loaded.residualBlocks, architecture.hidden,
+                            architecture.residualBlocks),
+                context);
+  if (meta.value("seed", nlohmann::json()) != nlohmann::json(request.training.seed))
+    spdlog::warn("--global-from: its global model was trained with seed {}, this run uses {}: "
+                 "their validation splits differ",
+                 meta.value("seed", nlohmann::json()).dump(), request.training.seed);
+  nlohmann::ordered_json summary;
+  for (const nlohmann::json& entry : meta.at("models"))
+    if (entry.value("name", "") == kGlobalModelName)
+      summary = entry;
+  summary["loaded_from"] = request.globalFrom;
+  return {global, summary};
+}
+
 std::string targetOf(const std::vector<measure::Record>& records) {
   std::set<std::string> targets;
   for (const measure::Record& record : records)
@@ -97,6 +135,12 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
   const bool wantClusters = request.mode != TrainMode::Global;
   if (wantClusters && request.clusterFile.empty())
     throw Error("--mode cluster and --mode both need --clusters clusters.json");
+  if (!request.globalFrom.empty() &&
+      (request.mode == TrainMode::Global ||
+       (request.mode == TrainMode::Cluster && request.clusterInit == ClusterInit::Scratch)))
+    throw Error("--global-from gives the global model that per-cluster models are fine-tuned "
+                "from or fall back to: use it with --mode both, or --mode cluster and "
+                "--cluster-init global");
   std::optional<cluster::ClusterFile> clusters;
   if (!request.clusterFile.empty())
     clusters = cluster::readClusterFile(request.clusterFile);
@@ -146,6 +190,8 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
                  : request.mode == TrainMode::Cluster ? "cluster"
                                                       : "both";
   meta["cluster_init"] = request.clusterInit == ClusterInit::Global ? "global" : "scratch";
+  meta["global_from"] = request.globalFrom.empty() ? nlohmann::ordered_json()
+                                                   : nlohmann::ordered_json(request.globalFrom);
   meta["holdout_model"] = request.holdoutModel.empty()
                               ? nlohmann::ordered_json()
                               : nlohmann::ordered_json(request.holdoutModel);
@@ -180,7 +226,14 @@ nlohmann::ordered_json trainCostModels(const TrainRequest& request) {
                                      .hidden = request.hidden,
                                      .residualBlocks = request.residualBlocks};
   std::optional<MlpCostModel> global;
-  if (request.mode != TrainMode::Cluster || request.clusterInit == ClusterInit::Global) {
+  if (!request.globalFrom.empty()) {
+    auto [loaded, summary] = loadGlobalModel(request, architecture);
+    global.emplace(std::move(loaded));
+    spdlog::info("global: taken from {} (validation loss {})", request.globalFrom,
+                 summary.value("validation_loss", nlohmann::json()).dump());
+    models.push_back(summary);
+    saveMlpCostModel(outputPath(std::string(kGlobalModelName) + ".onnx"), *global, fileMetadata);
+  } else if (request.mode != TrainMode::Cluster || request.clusterInit == ClusterInit::Global) {
     global.emplace(architecture, request.training.seed);
     const ModelData data{selectPrograms(dataset, trainingPrograms),
                          selectPrograms(dataset, validationPrograms)};

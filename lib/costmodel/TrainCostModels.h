@@ -24,6 +24,10 @@ struct TrainRequest {
   TrainMode mode = TrainMode::Global;
   ClusterInit clusterInit = ClusterInit::Global;
   std::string holdoutModel = {}; // empty: train on every task
+  // A cost-model directory whose global model is taken as it is instead of trained: the
+  // per-cluster models are fine-tuned from it. It must hold out the same model and have the
+  // same architecture, so that one global training serves several clusterings of a fold.
+  std::string globalFrom = {};
   double validationFraction = 0.1;
   // A cluster with fewer training programs than this gets no model (its tasks use the global
   // model).

@@ -3,7 +3,8 @@
 // and writes a cost-model directory (global.onnx, cluster-<i>.onnx, meta.json). docs/costmodel.md.
 //   clustune-train RECORDS... --tasks tasks.jsonl [--clusters clusters.json]
 //                  [--mode global|cluster|both] [--cluster-init scratch|global]
-//                  [--holdout-model NAME] [--loss lambdarank|mse|ranknet] -o costmodel/
+//                  [--holdout-model NAME] [--global-from costmodel/]
+//                  [--loss lambdarank|mse|ranknet] -o costmodel/
 #include "costmodel/TrainCostModels.h"
 #include "support/Error.h"
 #include "support/ToolMain.h"
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("--cluster-init", clusterInit,
                  "Per-cluster models start from 'scratch' or from the 'global' model")
       ->capture_default_str();
+  app.add_option("--global-from", request.globalFrom,
+                 "Cost-model directory whose global model is taken instead of trained, for "
+                 "--mode both or cluster (same --holdout-model and width)");
   app.add_option("--holdout-model", request.holdoutModel,
                  "Leave out every task that occurs in this corpus model (for evaluation)");
   app.add_option("--loss", loss, "lambdarank, mse or ranknet")->capture_default_str();
