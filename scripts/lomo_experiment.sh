@@ -11,6 +11,9 @@
 #     routes each by its nearest centroid, or to the global model when it is far from every
 #     cluster (the novelty fallback), and the results count both. fold-random deals the
 #     training tasks at random into clusters of fold-gae's sizes: the control that must lose.
+#   - global-finetuned: the global MLP fine-tuned once more, on all its training tasks, exactly
+#     as a cluster's model is (one cluster of every task). The per-cluster variants get this
+#     second round of training too; this control measures what it gives without any clusters.
 # Writes one JSON line per (model, cost model) to OUT/results.jsonl and a Markdown table to
 # OUT/table.md (scripts/lomo_table.py; give it several seeds' results.jsonl for means and
 # spreads over seeds). --variants picks what runs (default: the first four); --label names the
@@ -22,7 +25,7 @@
 #                              [--label cluster] [--models "resnet50 bert-base"] [--epochs 50]
 #                              [--hidden W] [--fold-k "K..."] [--seed 0]
 #                              [--variants "global xgboost cluster-scratch cluster-global
-#                                           fold-gae fold-raw fold-random"]
+#                                           fold-gae fold-raw fold-random global-finetuned"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +51,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --hidden) hidden="$2"; shift 2 ;;
     --fold-k) fold_k="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -127,17 +130,26 @@ if { wants cluster-scratch || wants cluster-global; } && [ -z "$clusters" ]; the
   exit 1
 fi
 
+# Every task in cluster 0: held-out tasks are assigned to it, so all of them use its model.
+jq -s -c '{v: 1, k: 1, silhouette: 0, centroids: [[0]], assign: (map({(.key): 0}) | add)}' \
+  "$out/tasks.jsonl" > "$out/one-cluster.json"
+
 for model in $models; do
   echo "== $model" >&2
   # Every variant with clusters fine-tunes from, or falls back to, the fold's global MLP
   # (--mode both): it is trained once per fold and taken with --global-from, which gives the
   # files a training inside each run would.
   if wants global || wants cluster-scratch || wants cluster-global || wants fold-gae ||
-     wants fold-raw || wants fold-random; then
+     wants fold-raw || wants fold-random || wants global-finetuned; then
     "${train[@]}" --holdout-model "$model" -o "$out/$model/global" > /dev/null
   fi
   global=(--global-from "$out/$model/global")
   ! wants global || evaluate mlp-global "$out/$model/global" "$model"
+  if wants global-finetuned; then
+    "${train[@]}" --holdout-model "$model" --clusters "$out/one-cluster.json" --mode both \
+      "${global[@]}" -o "$out/$model/global-finetuned" > /dev/null
+    evaluate mlp-global-finetuned "$out/$model/global-finetuned" "$model"
+  fi
   for init in scratch global; do
     wants "cluster-$init" || continue
     "${train[@]}" --holdout-model "$model" --clusters "$clusters" --mode both --cluster-init "$init" \
