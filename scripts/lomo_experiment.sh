@@ -131,18 +131,19 @@ if { wants cluster-scratch || wants cluster-global; } && [ -z "$clusters" ]; the
 fi
 
 # Every task in cluster 0: held-out tasks are assigned to it, so all of them use its model.
-jq -s -c '{v: 1, k: 1, silhouette: 0, centroids: [[0]], assign: (map({(.key): 0}) | add)}' \
-  "$out/tasks.jsonl" > "$out/one-cluster.json"
+! wants global-finetuned ||
+  jq -s -c '{v: 1, k: 1, silhouette: 0, centroids: [[0]], assign: (map({(.key): 0}) | add)}' \
+    "$out/tasks.jsonl" > "$out/one-cluster.json"
+# Every variant but XGBoost is the fold's global MLP or fine-tunes from it.
+needs_global=false
+for variant in $variants; do [ "$variant" = xgboost ] || needs_global=true; done
 
 for model in $models; do
   echo "== $model" >&2
   # Every variant with clusters fine-tunes from, or falls back to, the fold's global MLP
   # (--mode both): it is trained once per fold and taken with --global-from, which gives the
   # files a training inside each run would.
-  if wants global || wants cluster-scratch || wants cluster-global || wants fold-gae ||
-     wants fold-raw || wants fold-random || wants global-finetuned; then
-    "${train[@]}" --holdout-model "$model" -o "$out/$model/global" > /dev/null
-  fi
+  ! $needs_global || "${train[@]}" --holdout-model "$model" -o "$out/$model/global" > /dev/null
   global=(--global-from "$out/$model/global")
   ! wants global || evaluate mlp-global "$out/$model/global" "$model"
   if wants global-finetuned; then
