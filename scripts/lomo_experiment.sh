@@ -14,6 +14,8 @@
 #   - global-finetuned: the global MLP fine-tuned once more, on all its training tasks, exactly
 #     as a cluster's model is (one cluster of every task). The per-cluster variants get this
 #     second round of training too; this control measures what it gives without any clusters.
+#   - global-long: the global MLP trained once, for twice the epochs, with a cosine schedule:
+#     the budget of both rounds of training in one, without clusters or a restart.
 # Writes one JSON line per (model, cost model) to OUT/results.jsonl and a Markdown table to
 # OUT/table.md (scripts/lomo_table.py; give it several seeds' results.jsonl for means and
 # spreads over seeds). --variants picks what runs (default: the first four); --label names the
@@ -25,7 +27,8 @@
 #                              [--label cluster] [--models "resnet50 bert-base"] [--epochs 50]
 #                              [--hidden W] [--fold-k "K..."] [--seed 0]
 #                              [--variants "global xgboost cluster-scratch cluster-global
-#                                           fold-gae fold-raw fold-random global-finetuned"]
+#                                           fold-gae fold-raw fold-random global-finetuned
+#                                           global-long"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +54,7 @@ while [ $# -gt 0 ]; do
     --label) label="$2"; shift 2 ;;
     --hidden) hidden="$2"; shift 2 ;;
     --fold-k) fold_k="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -134,9 +137,11 @@ fi
 ! wants global-finetuned ||
   jq -s -c '{v: 1, k: 1, silhouette: 0, centroids: [[0]], assign: (map({(.key): 0}) | add)}' \
     "$out/tasks.jsonl" > "$out/one-cluster.json"
-# Every variant but XGBoost is the fold's global MLP or fine-tunes from it.
+# Every variant but XGBoost and global-long is the fold's global MLP or fine-tunes from it.
 needs_global=false
-for variant in $variants; do [ "$variant" = xgboost ] || needs_global=true; done
+for variant in $variants; do
+  case "$variant" in xgboost | global-long) ;; *) needs_global=true ;; esac
+done
 
 for model in $models; do
   echo "== $model" >&2
@@ -150,6 +155,11 @@ for model in $models; do
     "${train[@]}" --holdout-model "$model" --clusters "$out/one-cluster.json" --mode both \
       "${global[@]}" -o "$out/$model/global-finetuned" > /dev/null
     evaluate mlp-global-finetuned "$out/$model/global-finetuned" "$model"
+  fi
+  if wants global-long; then
+    "${train[@]}" --holdout-model "$model" --epochs $((2 * epochs)) --schedule cosine \
+      -o "$out/$model/global-long" > /dev/null
+    evaluate mlp-global-long "$out/$model/global-long" "$model"
   fi
   for init in scratch global; do
     wants "cluster-$init" || continue

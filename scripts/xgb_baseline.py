@@ -216,7 +216,8 @@ def main():
         seconds = time.time() - start
         result = evaluate(data, model_name, program_scores(booster, data, evaluation), evaluation)
         print(json.dumps(dict({"model": model_name, "cost_model": "xgboost",
-                               "training_programs": int(len(training)), "rounds": rounds,
+                               "seed": args.seed, "training_programs": int(len(training)),
+                               "rounds": rounds,
                                "seconds": round(seconds, 1)}, **result)), flush=True)
     return 0
 
