@@ -8,9 +8,11 @@
 # Usage: scripts/bench_corpus.sh [--models resnet18,mobilenet_v2,bert-tiny,dcgan]
 #          [--batch 1,2,4,8] [--depths 1,2,4,8] [--families resnet_basic,transformer]
 #          [--compilers default,ort,torch] [--trials-per-task 64] [--threads N] [--repeat R]
-#          [--out experiments/bench] [--skip-depth] [--tune-batches]
+#          [--out experiments/bench] [--skip-depth] [--tune-batches] [--layout NCHW16c]
 # --tune-batches first tunes every model at every batch (--trials-per-task per distinct task,
 # one log per model and batch under OUT/tuning/), and adds their union as the compiler tuned.
+# --layout tunes and runs clustune's compilers (default and tuned, in both sweeps) in that
+# convolution layout (clustune-tune --layout; default@L and tuned@L:LOG in clustune-bench).
 # Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
 # the PNG files OUT/batch-*.png, OUT/depth-depth.png.
 set -euo pipefail
@@ -27,6 +29,7 @@ repeat=10
 out=experiments/bench
 skip_depth=0
 tune_batches=0
+layout=NCHW
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models=$2; shift 2 ;;
@@ -40,11 +43,15 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --skip-depth) skip_depth=1; shift ;;
     --tune-batches) tune_batches=1; shift ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    --layout) layout=$2; shift 2 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
 bin=build/bin
+# Tuning logs of another layout are other files: a log is reused only in its own layout.
+suffix=
+[ "$layout" = NCHW ] || suffix=-$layout
 mkdir -p "$out"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores" >&2
 
@@ -72,21 +79,33 @@ PY
 }
 if [ "$tune_batches" = 1 ]; then
   mkdir -p "$out/tuning"
+  logs=()
   for path in "${paths[@]}"; do
     for b in ${batch//,/ }; do
-      log="$out/tuning/$(basename "$path" .onnx)-b$b.jsonl"
+      log="$out/tuning/$(basename "$path" .onnx)-b$b$suffix.jsonl"
+      logs+=("$log")
       [ -s "$log" ] && continue
       mapfile -t shapes < <(batch_shapes "$path" "$b")
-      tasks=$("$bin/clustune-partition" "$path" --input-shape "${shapes[@]}" -q | wc -l)
+      tasks=$("$bin/clustune-partition" "$path" --input-shape "${shapes[@]}" --layout "$layout" -q |
+        wc -l)
       echo "tuning $path at batch $b: $tasks tasks x $per_task trials" >&2
       "$bin/clustune-tune" "$path" --input-shape "${shapes[@]}" --trials $((tasks * per_task)) \
-        --threads "$threads" -q -o "$log" > /dev/null
+        --layout "$layout" --threads "$threads" -q -o "$log" > /dev/null
     done
   done
-  cat "$out"/tuning/*.jsonl > "$out/batch.tuning.jsonl"
+  cat "${logs[@]}" > "$out/batch.tuning.jsonl"
   compilers="$compilers,tuned:$out/batch.tuning.jsonl"
 fi
-"$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers "$compilers" \
+# clustune-bench's compiler list $1 with clustune's compilers in --layout: default@L, tuned@L:LOG.
+in_layout() {
+  if [ "$layout" = NCHW ]; then
+    echo "$1"
+  else
+    echo "$1" | tr ',' '\n' | sed -e "s/^default\$/default@$layout/" -e "s/^tuned:/tuned@$layout:/" |
+      paste -sd,
+  fi
+}
+"$bin/clustune-bench" "${paths[@]}" --batch "$batch" --compilers "$(in_layout "$compilers")" \
   --threads "$threads" --repeat "$repeat" -o "$out/batch.jsonl" --metrics "$out/batch-metrics.json"
 python3 scripts/plot_bench.py "$out/batch.jsonl" --metrics "$out/batch-metrics.json" \
   --out "$out/batch" --title "corpus models, $threads threads"
@@ -95,15 +114,17 @@ python3 scripts/plot_bench.py "$out/batch.jsonl" --metrics "$out/batch-metrics.j
 python3 scripts/make_block_models.py --out "$out/blocks" --depths "$depths" --families "$families"
 for family in ${families//,/ }; do
   shallowest=${depths%%,*}
-  log="$out/blocks/${family}.tuning.jsonl"
+  log="$out/blocks/${family}$suffix.tuning.jsonl"
   if [ ! -s "$log" ]; then
-    tasks=$("$bin/clustune-partition" "$out/blocks/${family}_d${shallowest}.onnx" -q | wc -l)
+    tasks=$("$bin/clustune-partition" "$out/blocks/${family}_d${shallowest}.onnx" \
+      --layout "$layout" -q | wc -l)
     "$bin/clustune-tune" "$out/blocks/${family}_d${shallowest}.onnx" --trials $((tasks * per_task)) \
-      --threads "$threads" -q -o "$log" > /dev/null
+      --layout "$layout" --threads "$threads" -q -o "$log" > /dev/null
   fi
   family_paths=()
   for depth in ${depths//,/ }; do family_paths+=("$out/blocks/${family}_d${depth}.onnx"); done
-  "$bin/clustune-bench" --depth-sweep "${family_paths[@]}" --compilers "default,tuned:$log,ort" \
+  "$bin/clustune-bench" --depth-sweep "${family_paths[@]}" \
+    --compilers "$(in_layout "default,tuned:$log,ort")" \
     --threads "$threads" --repeat "$repeat" -o "$out/depth-$family.jsonl"
 done
 cat "$out"/depth-*.jsonl > "$out/depth.jsonl"

@@ -53,18 +53,28 @@ std::vector<bench::CompilerSpec> availableCompilers(std::vector<bench::CompilerS
   return available;
 }
 
+// The width of the compiler column: the longest name (default@NCHW16c, tuned@NCHW16c, ...).
+template <typename Item>
+int compilerWidth(const std::vector<Item>& items) {
+  std::size_t width = 8;
+  for (const Item& item : items)
+    width = std::max(width, item.compiler.size());
+  return static_cast<int>(width);
+}
+
 void printTable(const std::vector<bench::BenchRow>& rows) {
-  std::fprintf(stderr, "%-20s %6s %-8s %12s %12s %14s  %s\n", "model", "batch", "compiler",
+  const int width = compilerWidth(rows);
+  std::fprintf(stderr, "%-20s %6s %-*s %12s %12s %14s  %s\n", "model", "batch", width, "compiler",
                "median ms", "p90 ms", "samples/s", "note");
   for (const bench::BenchRow& row : rows) {
     if (row.ok())
-      std::fprintf(stderr, "%-20s %6lld %-8s %12.3f %12.3f %14.1f  %s\n", row.model.c_str(),
-                   static_cast<long long>(row.batch), row.compiler.c_str(), row.medianSeconds * 1e3,
-                   row.p90Seconds * 1e3, row.throughput(),
+      std::fprintf(stderr, "%-20s %6lld %-*s %12.3f %12.3f %14.1f  %s\n", row.model.c_str(),
+                   static_cast<long long>(row.batch), width, row.compiler.c_str(),
+                   row.medianSeconds * 1e3, row.p90Seconds * 1e3, row.throughput(),
                    row.outputsAgree ? "" : "outputs differ");
     else
-      std::fprintf(stderr, "%-20s %6lld %-8s %12s %12s %14s  %s: %s\n", row.model.c_str(),
-                   static_cast<long long>(row.batch), row.compiler.c_str(), "-", "-", "-",
+      std::fprintf(stderr, "%-20s %6lld %-*s %12s %12s %14s  %s: %s\n", row.model.c_str(),
+                   static_cast<long long>(row.batch), width, row.compiler.c_str(), "-", "-", "-",
                    bench::statusName(row.status).c_str(), row.reason.c_str());
   }
 }
@@ -76,8 +86,9 @@ void printFriction(const bench::FrictionReport& report) {
     return;
   std::fprintf(stderr, "friction (mean log2 of per-sample latency relative to batch %lld):\n",
                static_cast<long long>(report.referenceBatch));
+  const int width = compilerWidth(report.compilers);
   for (const auto& compiler : report.compilers) {
-    std::fprintf(stderr, "  %-8s %+.3f over %d points", compiler.compiler.c_str(),
+    std::fprintf(stderr, "  %-*s %+.3f over %d points", width, compiler.compiler.c_str(),
                  compiler.coefficient, compiler.points);
     if (!std::isnan(compiler.reductionVsDefault) && compiler.compiler != "default")
       std::fprintf(stderr, ", %+.3f less than default", compiler.reductionVsDefault);
@@ -90,11 +101,12 @@ void printFriction(const bench::FrictionReport& report) {
 }
 
 void printDepthCurves(const std::vector<bench::DepthPoint>& points) {
-  std::fprintf(stderr, "%-20s %-8s %6s %6s %12s %14s %10s %9s\n", "family", "compiler", "batch",
-               "depth", "median ms", "samples/s", "per block", "distinct");
+  const int width = compilerWidth(points);
+  std::fprintf(stderr, "%-20s %-*s %6s %6s %12s %14s %10s %9s\n", "family", width, "compiler",
+               "batch", "depth", "median ms", "samples/s", "per block", "distinct");
   for (const bench::DepthPoint& point : points)
-    std::fprintf(stderr, "%-20s %-8s %6lld %6d %12.3f %14.1f %10.3f %9s\n", point.family.c_str(),
-                 point.compiler.c_str(), static_cast<long long>(point.batch), point.depth,
+    std::fprintf(stderr, "%-20s %-*s %6lld %6d %12.3f %14.1f %10.3f %9s\n", point.family.c_str(),
+                 width, point.compiler.c_str(), static_cast<long long>(point.batch), point.depth,
                  point.medianSeconds * 1e3, point.throughput, point.relativePerBlock,
                  point.distinctTasks > 0 ? std::to_string(point.distinctTasks).c_str() : "-");
 }
