@@ -6,7 +6,9 @@
 # inputs where the onnxruntime Python package is installed.
 # Usage: scripts/demo.sh [BUDGET_SECONDS] [MODEL.onnx]
 # The log, the curve and the summaries go to demo/ (CLUSTUNE_DEMO_DIR changes it); rerunning
-# with the same budget resumes a log that was cut short.
+# with the same budget resumes a log that was cut short. The model is tuned and run in the
+# blocked layout NCHW16c, the faster one on AVX2 and AVX-512 alike (docs/performance.md,
+# "Blocked layouts"); CLUSTUNE_DEMO_LAYOUT=NCHW keeps the convolutions in NCHW.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-600}
@@ -22,20 +24,24 @@ cmake --build build -j "$(nproc)" --target clustune-tune clustune-run clustune-w
 
 name=$(basename "$model" .onnx)
 out=${CLUSTUNE_DEMO_DIR:-demo}
+layout=${CLUSTUNE_DEMO_LAYOUT:-NCHW16c}
 mkdir -p "$out"
+# A log holds the task keys of one layout: each layout has its own.
 log=$out/$name.tuning.jsonl
+[ "$layout" = NCHW ] || log=$out/$name.$layout.tuning.jsonl
 threads=$(nproc)
-echo "demo: tuning $model for ${budget} s on $(nproc) cores (log $log)" >&2
-build/bin/clustune-tune "$model" --time-budget "$budget" --threads "$threads" -o "$log" \
-  --curve "$out/$name.curve.jsonl" > "$out/$name.tune.json"
+echo "demo: tuning $model in $layout for ${budget} s on $(nproc) cores (log $log)" >&2
+build/bin/clustune-tune "$model" --layout "$layout" --time-budget "$budget" --threads "$threads" \
+  -o "$log" --curve "$out/$name.curve.jsonl" > "$out/$name.tune.json"
 
 if python3 -c 'import onnxruntime, onnx, numpy' 2>/dev/null; then
-  python3 scripts/ort_compare.py --models "$name" --latency --log "$log" --threads "$threads" \
-    --repeat 10
+  python3 scripts/ort_compare.py --models "$name" --latency --log "$log" --layout "$layout" \
+    --threads "$threads" --repeat 10
 else
-  build/bin/clustune-run "$model" --threads "$threads" --repeat 10 --json -q > "$out/$name.default.json"
-  build/bin/clustune-run "$model" --threads "$threads" --repeat 10 --log "$log" --json -q \
-    > "$out/$name.tuned.json"
+  build/bin/clustune-run "$model" --layout "$layout" --threads "$threads" --repeat 10 --json -q \
+    > "$out/$name.default.json"
+  build/bin/clustune-run "$model" --layout "$layout" --threads "$threads" --repeat 10 --log "$log" \
+    --json -q > "$out/$name.tuned.json"
   jq -r -s '"model \(.[0].model): default \(.[0].latency_ms.median | . * 100 | round / 100) ms, " +
             "tuned \(.[1].latency_ms.median | . * 100 | round / 100) ms " +
             "(\(.[0].latency_ms.median / .[1].latency_ms.median | . * 100 | round / 100)x, " +

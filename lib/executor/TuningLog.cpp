@@ -3,6 +3,8 @@
 
 #include "measure/RecordLog.h"
 
+#include <spdlog/spdlog.h>
+
 namespace clustune::executor {
 
 std::map<std::string, BestRecord> readBestSchedules(const std::string& path, bool gpu) {
@@ -17,6 +19,36 @@ std::map<std::string, BestRecord> readBestSchedules(const std::string& path, boo
     best[record.task] = {std::move(record.schedule), seconds};
   });
   return best;
+}
+
+std::optional<std::vector<schedule::Step>> ScheduleCoverage::lookup(const std::string& key) {
+  const std::lock_guard lock(mutex_);
+  const auto found = best_.find(key);
+  if (found == best_.end()) {
+    uncovered_.insert(key);
+    return std::nullopt;
+  }
+  covered_.insert(key);
+  return found->second.steps;
+}
+
+std::size_t ScheduleCoverage::covered() const {
+  const std::lock_guard lock(mutex_);
+  return covered_.size();
+}
+
+std::size_t ScheduleCoverage::uncovered() const {
+  const std::lock_guard lock(mutex_);
+  return uncovered_.size();
+}
+
+void ScheduleCoverage::warnIfIncomplete(const std::string& logPath) const {
+  const std::size_t misses = uncovered();
+  if (misses > 0)
+    spdlog::warn("{}: {} of {} kernels have no schedule in this log of {} tasks and run their "
+                 "default schedules (was it tuned with another --layout, batch size or model, or "
+                 "cut short?)",
+                 logPath, misses, misses + covered(), logTasks());
 }
 
 } // namespace clustune::executor

@@ -6,6 +6,9 @@
 #include "schedule/Step.h"
 
 #include <map>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,5 +24,27 @@ struct BestRecord {
 // others (a CPU schedule does not compile for a GPU, nor the reverse). A malformed line or an
 // invalid schedule raises clustune::Error naming the file and line.
 std::map<std::string, BestRecord> readBestSchedules(const std::string& path, bool gpu = false);
+
+// A log's best schedules as the kernel factories' lookup, remembering which workload keys it
+// answered and which it could not. A log made with another --layout, batch size or model
+// answers none of a model's tasks, and a run must say so instead of running untuned.
+class ScheduleCoverage {
+public:
+  explicit ScheduleCoverage(std::map<std::string, BestRecord> best) : best_(std::move(best)) {}
+
+  std::optional<std::vector<schedule::Step>> lookup(const std::string& key);
+
+  std::size_t logTasks() const { return best_.size(); }
+  std::size_t covered() const;   // distinct keys looked up that the log has
+  std::size_t uncovered() const; // distinct keys looked up that it lacks
+
+  // Warns (spdlog) when some looked-up keys have no schedule in the log at `logPath`.
+  void warnIfIncomplete(const std::string& logPath) const;
+
+private:
+  std::map<std::string, BestRecord> best_;
+  mutable std::mutex mutex_; // kernel factories may look up from several threads
+  std::set<std::string> covered_, uncovered_;
+};
 
 } // namespace clustune::executor

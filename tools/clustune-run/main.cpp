@@ -45,16 +45,14 @@ int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& opti
   const codegen::CudaTarget target = codegen::loadCudaTarget(targetPath);
   const onnx_import::ModelTasks model =
       onnx_import::partitionModelFile(modelPath, options, channelBlock);
-  std::map<std::string, executor::BestRecord> best;
+  executor::ScheduleCoverage coverage(logPath.empty()
+                                          ? std::map<std::string, executor::BestRecord>{}
+                                          : executor::readBestSchedules(logPath, /*gpu=*/true));
+  executor::ScheduleLookup lookup;
   if (!logPath.empty())
-    best = executor::readBestSchedules(logPath, /*gpu=*/true);
-  const nlohmann::ordered_json tasks = executor::exportPtx(
-      model.tasks, target,
-      [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
-        auto found = best.find(key);
-        return found == best.end() ? std::nullopt : std::optional(found->second.steps);
-      },
-      directory);
+    lookup = [&](const std::string& key) { return coverage.lookup(key); };
+  const nlohmann::ordered_json tasks = executor::exportPtx(model.tasks, target, lookup, directory);
+  coverage.warnIfIncomplete(logPath);
   std::size_t kernels = 0, tuned = 0;
   for (const auto& task : tasks) {
     kernels += task["kernels"].size();
@@ -132,6 +130,8 @@ struct GpuRunOptions {
   const graph::Graph* reference = nullptr; // with --check: the model, for the CPU's reference
   codegen::CpuTarget referenceTarget;
   std::int64_t interpreterMaxFlops = 0;
+  const executor::ScheduleCoverage* coverage = nullptr; // with --log: what the log answered
+  std::string logPath = {};
 };
 
 // The whole model on the GPU: latency by CUDA events with the data on the device, and with
@@ -144,6 +144,8 @@ int runOnGpu(graph::Graph model, const codegen::CudaTarget& target,
     throw Error("CUDA is unavailable on this machine: the driver sees no GPU");
   const auto session = driver.session(0);
   executor::GpuModelExecutor executor(std::move(model), target, *session, tuned);
+  if (options.coverage)
+    options.coverage->warnIfIncomplete(options.logPath);
   const auto report =
       executor::measureGpuLatency(executor, inputs, options.repeat, options.perTask);
   nlohmann::ordered_json result;
@@ -273,14 +275,12 @@ int main(int argc, char** argv) {
       onnx_import::saveModelWithWeights(modelPath, model, saveWeightsPath);
     graph::simplify(model);
 
-    std::map<std::string, executor::BestRecord> best;
+    executor::ScheduleCoverage coverage(
+        logPath.empty() ? std::map<std::string, executor::BestRecord>{}
+                        : executor::readBestSchedules(logPath, target.gpu.has_value()));
+    executor::ScheduleLookup tuned;
     if (!logPath.empty())
-      best = executor::readBestSchedules(logPath, target.gpu.has_value());
-    const executor::ScheduleLookup tuned =
-        [&](const std::string& key) -> std::optional<std::vector<schedule::Step>> {
-      auto found = best.find(key);
-      return found == best.end() ? std::nullopt : std::optional(found->second.steps);
-    };
+      tuned = [&](const std::string& key) { return coverage.lookup(key); };
     std::vector<te::TensorData> inputs;
     if (inputsDirectory.empty()) {
       inputs = executor::randomModelInputs(model, common.seed);
@@ -307,9 +307,12 @@ int main(int argc, char** argv) {
            .json = json,
            .reference = check ? &reference : nullptr,
            .referenceTarget = target.cpu,
-           .interpreterMaxFlops = static_cast<std::int64_t>(checkInterpreterMflops * 1e6)});
+           .interpreterMaxFlops = static_cast<std::int64_t>(checkInterpreterMflops * 1e6),
+           .coverage = &coverage,
+           .logPath = logPath});
     executor::CompiledKernelFactory factory(target.cpu, tuned, /*isolate=*/!noIsolation);
     executor::ModelExecutor executor(std::move(model), factory);
+    coverage.warnIfIncomplete(logPath);
     const auto report = executor::measureLatency(executor, inputs, repeat, perTask);
     if (!saveTensorsDirectory.empty()) {
       const auto outputs = executor.run(inputs);
@@ -331,7 +334,7 @@ int main(int argc, char** argv) {
     result["throughput_per_s"] = 1.0 / report.medianSeconds;
     result["tasks"] = executor.occurrences().size();
     result["kernels"] = factory.compileSeconds().size();
-    result["tuned_kernels"] = best.size();
+    result["tuned_kernels"] = coverage.covered();
     result["compile_s"] = {{"median", median(factory.compileSeconds())},
                            {"total", std::accumulate(factory.compileSeconds().begin(),
                                                      factory.compileSeconds().end(), 0.0)}};
@@ -349,7 +352,7 @@ int main(int argc, char** argv) {
     } else {
       std::printf("model %s: %zu tasks, %zu kernels (%zu tuned), %d threads, arena %.1f MiB\n",
                   result["model"].get<std::string>().c_str(), executor.occurrences().size(),
-                  factory.compileSeconds().size(), best.size(), threads,
+                  factory.compileSeconds().size(), coverage.covered(), threads,
                   result["arena_mib"].get<double>());
       std::printf("compile: median %.1f ms per kernel, %.2f s total\n",
                   result["compile_s"]["median"].get<double>() * 1e3,
