@@ -70,9 +70,9 @@ zcat "$data/records.jsonl.gz" > "$out/records.jsonl"
 results="$out/results.jsonl"
 : > "$results"
 
-train=("$bin/clustune-train" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --epochs "$epochs"
-       --seed "$seed" -q)
-[ -z "$hidden" ] || train+=(--hidden "$hidden")
+trainer=("$bin/clustune-train" "$out/records.jsonl" --tasks "$out/tasks.jsonl" --seed "$seed" -q)
+[ -z "$hidden" ] || trainer+=(--hidden "$hidden")
+train=("${trainer[@]}" --epochs "$epochs")
 
 evaluate() { # name, model directory, held-out model[, embeddings.jsonl]
   local embeddings=()
@@ -157,7 +157,7 @@ for model in $models; do
     evaluate mlp-global-finetuned "$out/$model/global-finetuned" "$model"
   fi
   if wants global-long; then
-    "${train[@]}" --holdout-model "$model" --epochs $((2 * epochs)) --schedule cosine \
+    "${trainer[@]}" --epochs $((2 * epochs)) --schedule cosine --holdout-model "$model" \
       -o "$out/$model/global-long" > /dev/null
     evaluate mlp-global-long "$out/$model/global-long" "$model"
   fi
