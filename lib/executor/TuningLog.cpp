@@ -21,7 +21,19 @@ std::map<std::string, BestRecord> readBestSchedules(const std::string& path, boo
   return best;
 }
 
-std::optional<std::vector<schedule::Step>> ScheduleCoverage::lookup(const std::string& key) {
+ScheduleCoverage::ScheduleCoverage(std::string logPath, bool gpu) : logPath_(std::move(logPath)) {
+  if (!logPath_.empty())
+    best_ = readBestSchedules(logPath_, gpu);
+}
+
+std::function<std::optional<std::vector<schedule::Step>>(const std::string&)>
+ScheduleCoverage::lookup() {
+  if (logPath_.empty())
+    return {};
+  return [this](const std::string& key) { return find(key); };
+}
+
+std::optional<std::vector<schedule::Step>> ScheduleCoverage::find(const std::string& key) {
   const std::lock_guard lock(mutex_);
   const auto found = best_.find(key);
   if (found == best_.end()) {
@@ -42,13 +54,13 @@ std::size_t ScheduleCoverage::uncovered() const {
   return uncovered_.size();
 }
 
-void ScheduleCoverage::warnIfIncomplete(const std::string& logPath) const {
+void ScheduleCoverage::warnIfIncomplete() const {
   const std::size_t misses = uncovered();
   if (misses > 0)
     spdlog::warn("{}: {} of {} kernels have no schedule in this log of {} tasks and run their "
                  "default schedules (was it tuned with another --layout, batch size or model, or "
                  "cut short?)",
-                 logPath, misses, misses + covered(), logTasks());
+                 logPath_, misses, misses + covered(), best_.size());
 }
 
 } // namespace clustune::executor

@@ -5,6 +5,7 @@
 
 #include "schedule/Step.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -25,23 +26,27 @@ struct BestRecord {
 // invalid schedule raises clustune::Error naming the file and line.
 std::map<std::string, BestRecord> readBestSchedules(const std::string& path, bool gpu = false);
 
-// A log's best schedules as the kernel factories' lookup, remembering which workload keys it
-// answered and which it could not. A log made with another --layout, batch size or model
-// answers none of a model's tasks, and a run must say so instead of running untuned.
+// A tuning log's best schedules as the kernel factories' lookup, remembering which workload
+// keys it answered and which it could not. A log made with another --layout, batch size or
+// model answers none of a model's tasks, and a run must say so instead of running untuned.
 class ScheduleCoverage {
 public:
-  explicit ScheduleCoverage(std::map<std::string, BestRecord> best) : best_(std::move(best)) {}
+  // Reads the log at `logPath` (readBestSchedules); an empty path is no log at all.
+  ScheduleCoverage(std::string logPath, bool gpu);
 
-  std::optional<std::vector<schedule::Step>> lookup(const std::string& key);
+  // The lookup for the kernel factories; empty without a log, so that they use defaults.
+  std::function<std::optional<std::vector<schedule::Step>>(const std::string&)> lookup();
 
-  std::size_t logTasks() const { return best_.size(); }
   std::size_t covered() const;   // distinct keys looked up that the log has
   std::size_t uncovered() const; // distinct keys looked up that it lacks
 
-  // Warns (spdlog) when some looked-up keys have no schedule in the log at `logPath`.
-  void warnIfIncomplete(const std::string& logPath) const;
+  // Warns (spdlog) when some looked-up keys have no schedule in the log.
+  void warnIfIncomplete() const;
 
 private:
+  std::optional<std::vector<schedule::Step>> find(const std::string& key);
+
+  std::string logPath_;
   std::map<std::string, BestRecord> best_;
   mutable std::mutex mutex_; // kernel factories may look up from several threads
   std::set<std::string> covered_, uncovered_;

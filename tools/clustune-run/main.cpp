@@ -45,14 +45,10 @@ int emitPtx(const std::string& modelPath, const onnx_import::ImportOptions& opti
   const codegen::CudaTarget target = codegen::loadCudaTarget(targetPath);
   const onnx_import::ModelTasks model =
       onnx_import::partitionModelFile(modelPath, options, channelBlock);
-  executor::ScheduleCoverage coverage(logPath.empty()
-                                          ? std::map<std::string, executor::BestRecord>{}
-                                          : executor::readBestSchedules(logPath, /*gpu=*/true));
-  executor::ScheduleLookup lookup;
-  if (!logPath.empty())
-    lookup = [&](const std::string& key) { return coverage.lookup(key); };
-  const nlohmann::ordered_json tasks = executor::exportPtx(model.tasks, target, lookup, directory);
-  coverage.warnIfIncomplete(logPath);
+  executor::ScheduleCoverage coverage(logPath, /*gpu=*/true);
+  const nlohmann::ordered_json tasks =
+      executor::exportPtx(model.tasks, target, coverage.lookup(), directory);
+  coverage.warnIfIncomplete();
   std::size_t kernels = 0, tuned = 0;
   for (const auto& task : tasks) {
     kernels += task["kernels"].size();
@@ -130,8 +126,7 @@ struct GpuRunOptions {
   const graph::Graph* reference = nullptr; // with --check: the model, for the CPU's reference
   codegen::CpuTarget referenceTarget;
   std::int64_t interpreterMaxFlops = 0;
-  const executor::ScheduleCoverage* coverage = nullptr; // with --log: what the log answered
-  std::string logPath = {};
+  const executor::ScheduleCoverage* coverage = nullptr; // what the log answered
 };
 
 // The whole model on the GPU: latency by CUDA events with the data on the device, and with
@@ -145,7 +140,7 @@ int runOnGpu(graph::Graph model, const codegen::CudaTarget& target,
   const auto session = driver.session(0);
   executor::GpuModelExecutor executor(std::move(model), target, *session, tuned);
   if (options.coverage)
-    options.coverage->warnIfIncomplete(options.logPath);
+    options.coverage->warnIfIncomplete();
   const auto report =
       executor::measureGpuLatency(executor, inputs, options.repeat, options.perTask);
   nlohmann::ordered_json result;
@@ -275,12 +270,8 @@ int main(int argc, char** argv) {
       onnx_import::saveModelWithWeights(modelPath, model, saveWeightsPath);
     graph::simplify(model);
 
-    executor::ScheduleCoverage coverage(
-        logPath.empty() ? std::map<std::string, executor::BestRecord>{}
-                        : executor::readBestSchedules(logPath, target.gpu.has_value()));
-    executor::ScheduleLookup tuned;
-    if (!logPath.empty())
-      tuned = [&](const std::string& key) { return coverage.lookup(key); };
+    executor::ScheduleCoverage coverage(logPath, target.gpu.has_value());
+    const executor::ScheduleLookup tuned = coverage.lookup();
     std::vector<te::TensorData> inputs;
     if (inputsDirectory.empty()) {
       inputs = executor::randomModelInputs(model, common.seed);
@@ -308,11 +299,10 @@ int main(int argc, char** argv) {
            .reference = check ? &reference : nullptr,
            .referenceTarget = target.cpu,
            .interpreterMaxFlops = static_cast<std::int64_t>(checkInterpreterMflops * 1e6),
-           .coverage = &coverage,
-           .logPath = logPath});
+           .coverage = &coverage});
     executor::CompiledKernelFactory factory(target.cpu, tuned, /*isolate=*/!noIsolation);
     executor::ModelExecutor executor(std::move(model), factory);
-    coverage.warnIfIncomplete(logPath);
+    coverage.warnIfIncomplete();
     const auto report = executor::measureLatency(executor, inputs, repeat, perTask);
     if (!saveTensorsDirectory.empty()) {
       const auto outputs = executor.run(inputs);
