@@ -353,17 +353,18 @@ private:
   }
 
   // The guards that skip a Sum's products with padding (schedule/PaddingSkip.h); none in a
-  // GPU kernel, where a guard would split the threads of a warp.
+  // GPU kernel, where a guard would split the threads of a warp, nor inside a vectorized loop
+  // around the stage.
   static PaddingGuards paddingGuards(const Stage& stage, const StageNest& nest,
                                      const std::vector<Loop>& enclosing) {
     const Tensor& tensor = stage.tensor;
     PaddingGuards none{.byPosition = std::vector<std::vector<Expr>>(nest.loops.size() + 1)};
     if (!tensor->isReduction() || tensor->body->reducer != Reducer::Sum)
       return none;
-    std::vector<GuardedLoop> loops;
     for (const Loop& loop : enclosing)
-      if (isThreadBound(loop.kind))
+      if (isThreadBound(loop.kind) || loop.kind == ForKind::Vectorized)
         return none;
+    std::vector<GuardedLoop> loops;
     for (std::size_t position = 0; position < nest.loops.size(); ++position) {
       const ForKind kind = forKindOf(stage.loop(position).annotation);
       if (isThreadBound(kind))
@@ -373,11 +374,7 @@ private:
                        .kind = kind,
                        .reduce = stage.loop(position).kind == IteratorKind::Reduce});
     }
-    std::vector<ForKind> enclosingKinds;
-    for (const Loop& loop : enclosing)
-      enclosingKinds.push_back(loop.kind);
-    return placePaddingGuards(nest.value, loops, nest.firstReduce, extentsOf(enclosing),
-                              enclosingKinds);
+    return placePaddingGuards(nest.value, loops, nest.firstReduce, extentsOf(enclosing));
   }
 
   void checkCrossThread(const Stage& stage, const StageNest& nest,
