@@ -353,18 +353,17 @@ private:
   }
 
   // The guards that skip a Sum's products with padding (schedule/PaddingSkip.h); none in a
-  // GPU kernel, where a guard would split the threads of a warp, nor inside a vectorized loop
-  // around the stage.
+  // GPU kernel, where a guard would split the threads of a warp.
   static PaddingGuards paddingGuards(const Stage& stage, const StageNest& nest,
                                      const std::vector<Loop>& enclosing) {
     const Tensor& tensor = stage.tensor;
     PaddingGuards none{.byPosition = std::vector<std::vector<Expr>>(nest.loops.size() + 1)};
     if (!tensor->isReduction() || tensor->body->reducer != Reducer::Sum)
       return none;
-    for (const Loop& loop : enclosing)
-      if (isThreadBound(loop.kind) || loop.kind == ForKind::Vectorized)
-        return none;
     std::vector<GuardedLoop> loops;
+    for (const Loop& loop : enclosing)
+      if (isThreadBound(loop.kind))
+        return none;
     for (std::size_t position = 0; position < nest.loops.size(); ++position) {
       const ForKind kind = forKindOf(stage.loop(position).annotation);
       if (isThreadBound(kind))
@@ -374,7 +373,11 @@ private:
                        .kind = kind,
                        .reduce = stage.loop(position).kind == IteratorKind::Reduce});
     }
-    return placePaddingGuards(nest.value, loops, nest.firstReduce, extentsOf(enclosing));
+    std::vector<ForKind> enclosingKinds;
+    for (const Loop& loop : enclosing)
+      enclosingKinds.push_back(loop.kind);
+    return placePaddingGuards(nest.value, loops, nest.firstReduce, extentsOf(enclosing),
+                              enclosingKinds);
   }
 
   void checkCrossThread(const Stage& stage, const StageNest& nest,

@@ -74,8 +74,12 @@ std::vector<Expr> paddingConditions(const Expr& term) {
 }
 
 PaddingGuards placePaddingGuards(const Expr& term, const std::vector<GuardedLoop>& loops,
-                                 std::size_t firstReduce, const VarExtents& enclosingExtents) {
+                                 std::size_t firstReduce, const VarExtents& enclosingExtents,
+                                 const std::vector<te::ForKind>& enclosingKinds) {
   PaddingGuards guards{.byPosition = std::vector<std::vector<Expr>>(loops.size() + 1)};
+  if (std::find(enclosingKinds.begin(), enclosingKinds.end(), te::ForKind::Vectorized) !=
+      enclosingKinds.end())
+    return guards;
   std::size_t innerReduce = loops.size();
   bool spatialInside = false;
   for (std::size_t position = firstReduce + 1; position < loops.size(); ++position) {

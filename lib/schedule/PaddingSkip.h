@@ -49,9 +49,10 @@ struct PaddingGuards {
 
 // Where the guards of a Sum with term `term` go in its loop nest: a guard wraps the statement
 // just inside the innermost loop of its variables, but never outside the first reduce loop,
-// before which the sum is initialised. `enclosingExtents` are those of the loops around the
-// nest (a stage computed at another's loop); none of them may be vectorized.
+// before which the sum is initialised. `enclosing` are the extents and kinds of the loops
+// around the nest (a stage computed at another's loop).
 PaddingGuards placePaddingGuards(const te::Expr& term, const std::vector<GuardedLoop>& loops,
-                                 std::size_t firstReduce, const VarExtents& enclosingExtents);
+                                 std::size_t firstReduce, const VarExtents& enclosingExtents,
+                                 const std::vector<te::ForKind>& enclosingKinds);
 
 } // namespace clustune::schedule
