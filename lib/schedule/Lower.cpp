@@ -7,7 +7,6 @@
 #include "schedule/BoundInference.h"
 #include "schedule/ExprUtil.h"
 #include "schedule/IteratorValues.h"
-#include "schedule/PaddingSkip.h"
 #include "schedule/Simplify.h"
 #include "support/Error.h"
 
@@ -318,7 +317,6 @@ private:
     const std::optional<std::size_t> threadLoop = crossThreadLoop(stage);
     if (threadLoop)
       checkCrossThread(stage, nest, enclosing);
-    const PaddingGuards skips = paddingGuards(stage, nest, enclosing);
 
     std::function<Stmt(std::size_t)> build = [&](std::size_t position) -> Stmt {
       if (threadLoop && position == nest.firstReduce)
@@ -332,8 +330,6 @@ private:
           value = combine(tensor->body->reducer, bufferLoad(self.buffer, storeIndex), value);
         std::vector<Expr> guards = nest.spatialGuards;
         guards.insert(guards.end(), nest.reduceGuards.begin(), nest.reduceGuards.end());
-        guards.insert(guards.end(), skips.byPosition[position].begin(),
-                      skips.byPosition[position].end());
         statements.push_back(guarded(makeStore(self.buffer, storeIndex, value), guards));
         return makeSequence(std::move(statements));
       }
@@ -343,41 +339,12 @@ private:
       Stmt body = withAttachedStages(stageIndex, stage.loops[position], nest.value, scope, inner,
                                      [&] { return build(position + 1); });
       scope.pop_back();
-      statements.push_back(
-          guarded(makeFor(loop.var, loop.extent, forKindOf(stage.loop(position).annotation),
-                          std::move(body), position == 0 ? stage.autoUnrollMaxStep : 0),
-                  skips.byPosition[position]));
+      statements.push_back(makeFor(loop.var, loop.extent,
+                                   forKindOf(stage.loop(position).annotation), std::move(body),
+                                   position == 0 ? stage.autoUnrollMaxStep : 0));
       return makeSequence(std::move(statements));
     };
     return build(0);
-  }
-
-  // The guards that skip a Sum's products with padding (schedule/PaddingSkip.h); none in a
-  // GPU kernel, where a guard would split the threads of a warp.
-  static PaddingGuards paddingGuards(const Stage& stage, const StageNest& nest,
-                                     const std::vector<Loop>& enclosing) {
-    const Tensor& tensor = stage.tensor;
-    PaddingGuards none{.byPosition = std::vector<std::vector<Expr>>(nest.loops.size() + 1)};
-    if (!tensor->isReduction() || tensor->body->reducer != Reducer::Sum)
-      return none;
-    std::vector<GuardedLoop> loops;
-    for (const Loop& loop : enclosing)
-      if (isThreadBound(loop.kind))
-        return none;
-    for (std::size_t position = 0; position < nest.loops.size(); ++position) {
-      const ForKind kind = forKindOf(stage.loop(position).annotation);
-      if (isThreadBound(kind))
-        return none;
-      loops.push_back({.var = nest.loops[position].var.get(),
-                       .extent = nest.loops[position].extent,
-                       .kind = kind,
-                       .reduce = stage.loop(position).kind == IteratorKind::Reduce});
-    }
-    std::vector<ForKind> enclosingKinds;
-    for (const Loop& loop : enclosing)
-      enclosingKinds.push_back(loop.kind);
-    return placePaddingGuards(nest.value, loops, nest.firstReduce, extentsOf(enclosing),
-                              enclosingKinds);
   }
 
   void checkCrossThread(const Stage& stage, const StageNest& nest,

@@ -2,11 +2,10 @@
 // inlined becomes a loop nest over its State iterators, whose values are recombined into the
 // stage's axes (a split part contributes part·stride, a fused loop is divided back into its
 // parts). Inlined stages are substituted into their consumers' loads; reductions become an
-// initialising store followed by accumulating stores, which skip their products with padding
-// under guards (PaddingSkip.h); a split that does not divide its extent leaves a guard; a
-// stage computed at a loop of its consumer is computed, per iteration of that loop, over the
-// region bound inference finds, into a local buffer allocated there. The result is
-// simplified. Code generation (lib/codegen) and the loop interpreter consume it.
+// initialising store followed by accumulating stores; a split that does not divide its extent
+// leaves a guard; a stage computed at a loop of its consumer is computed, per iteration of
+// that loop, over the region bound inference finds, into a local buffer allocated there. The
+// result is simplified. Code generation (lib/codegen) and the loop interpreter consume it.
 #pragma once
 
 #include "schedule/State.h"
