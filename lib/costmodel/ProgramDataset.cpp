@@ -7,7 +7,9 @@
 #include "support/Progress.h"
 #include "te/LowerTask.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <map>
 #include <mutex>
 #include <spdlog/spdlog.h>
@@ -20,11 +22,13 @@ struct TaskPrograms {
   std::vector<float> rows; // row-major, kStatementFeatureCount wide
   std::vector<int> statementCounts;
   std::vector<double> costs;
+  std::vector<int> targets;
   std::size_t unlowered = 0;
 };
 
 TaskPrograms featurizeTask(const graph::Task& task,
-                           const std::vector<const measure::Record*>& records) {
+                           const std::vector<const measure::Record*>& records,
+                           const std::map<std::string, int>& targetNumbers) {
   TaskPrograms programs;
   const te::Workload workload = te::lowerTask(task);
   for (const measure::Record* record : records) {
@@ -41,6 +45,7 @@ TaskPrograms featurizeTask(const graph::Task& task,
     programs.rows.insert(programs.rows.end(), features.data(), features.data() + features.size());
     programs.statementCounts.push_back(static_cast<int>(features.rows()));
     programs.costs.push_back(record->meanCost());
+    programs.targets.push_back(targetNumbers.at(record->target));
   }
   return programs;
 }
@@ -48,16 +53,27 @@ TaskPrograms featurizeTask(const graph::Task& task,
 } // namespace
 
 std::vector<float> ProgramDataset::labels() const {
-  std::vector<double> fastest(taskKeys.size(), 0.0);
+  assert(programTarget.empty() || programTarget.size() == costs.size());
+  const std::size_t targetCount =
+      programTarget.empty()
+          ? 1
+          : static_cast<std::size_t>(*std::max_element(programTarget.begin(), programTarget.end()) +
+                                     1);
+  const auto group = [&](std::size_t program) {
+    const auto target =
+        programTarget.empty() ? 0 : static_cast<std::size_t>(programTarget[program]);
+    return static_cast<std::size_t>(programTask[program]) * targetCount + target;
+  };
+  std::vector<double> fastest(taskKeys.size() * targetCount, 0.0);
   for (std::size_t program = 0; program < costs.size(); ++program) {
-    double& best = fastest[static_cast<std::size_t>(programTask[program])];
+    double& best = fastest[group(program)];
     if (best == 0.0 || costs[program] < best)
       best = costs[program];
   }
   std::vector<float> result(costs.size());
   for (std::size_t program = 0; program < costs.size(); ++program)
-    result[program] = static_cast<float>(normalisedThroughput(
-        costs[program], fastest[static_cast<std::size_t>(programTask[program])]));
+    result[program] =
+        static_cast<float>(normalisedThroughput(costs[program], fastest[group(program)]));
   return result;
 }
 
@@ -90,6 +106,7 @@ ProgramDataset buildProgramDataset(const std::vector<graph::Task>& tasks,
   for (std::size_t index = 0; index < tasks.size(); ++index)
     taskIndex.emplace(tasks[index].key, index);
   std::vector<std::vector<const measure::Record*>> recordsByTask(tasks.size());
+  std::map<std::string, int> targetNumbers;
   for (const measure::Record& record : records) {
     if (!record.ok()) {
       ++counts.skippedErrors;
@@ -101,6 +118,7 @@ ProgramDataset buildProgramDataset(const std::vector<graph::Task>& tasks,
       continue;
     }
     recordsByTask[found->second].push_back(&record);
+    targetNumbers.try_emplace(record.target, static_cast<int>(targetNumbers.size()));
   }
 
   std::vector<TaskPrograms> perTask(tasks.size());
@@ -112,7 +130,7 @@ ProgramDataset buildProgramDataset(const std::vector<graph::Task>& tasks,
   pool.parallelFor(pool.threadCount(), [&](std::int64_t, std::int64_t) {
     for (std::size_t task = nextTask++; task < tasks.size(); task = nextTask++) {
       if (!recordsByTask[task].empty())
-        perTask[task] = featurizeTask(tasks[task], recordsByTask[task]);
+        perTask[task] = featurizeTask(tasks[task], recordsByTask[task], targetNumbers);
       std::lock_guard lock(progressMutex);
       progress.advance();
     }
@@ -141,6 +159,8 @@ ProgramDataset buildProgramDataset(const std::vector<graph::Task>& tasks,
                                        programs.statementCounts[program]);
       dataset.costs.push_back(programs.costs[program]);
       dataset.programTask.push_back(taskNumber);
+      if (targetNumbers.size() > 1)
+        dataset.programTarget.push_back(programs.targets[program]);
     }
     programs = {};
   }
@@ -168,6 +188,8 @@ ProgramDataset selectPrograms(const ProgramDataset& dataset,
     row += count;
     subset.programOffsets.push_back(subset.programOffsets.back() + count);
     subset.costs.push_back(dataset.costs[program]);
+    if (!dataset.programTarget.empty())
+      subset.programTarget.push_back(dataset.programTarget[program]);
     const int task = dataset.programTask[program];
     auto [entry, inserted] = renumbered.try_emplace(task, static_cast<int>(subset.taskKeys.size()));
     if (inserted)

@@ -25,10 +25,13 @@ struct ProgramDataset {
   std::vector<double> costs = {};         // mean measured cost per program, seconds
   std::vector<int> programTask = {};      // index into taskKeys per program
   std::vector<std::string> taskKeys = {}; // the tasks that have at least one program
+  // Per program, which of the records' targets (machines) measured it, numbered from 0; empty
+  // when one target measured them all. Seconds of two machines are not one scale.
+  std::vector<int> programTarget = {};
 
   std::size_t programCount() const { return costs.size(); }
-  // Normalised throughput per program: the fastest cost of its task in this dataset over its
-  // own cost (Labels.h).
+  // Normalised throughput per program: the fastest cost of its task on its target in this
+  // dataset over its own cost (Labels.h).
   std::vector<float> labels() const;
   // The programs of each task, by task index.
   std::vector<std::vector<std::size_t>> programsByTask() const;

@@ -104,9 +104,16 @@ std::string targetOf(const std::vector<measure::Record>& records) {
   std::set<std::string> targets;
   for (const measure::Record& record : records)
     targets.insert(record.target);
-  if (targets.size() > 1)
-    spdlog::warn("the records come from {} different targets; the model mixes them",
-                 targets.size());
+  // Labels are normalised per task and target (ProgramDataset::labels), so several machines'
+  // records can train one model; meta.json names the first target in sorted order.
+  if (targets.size() > 1) {
+    std::string names;
+    for (const std::string& target : targets)
+      names += (names.empty() ? "'" : ", '") + target + "'";
+    spdlog::info("the records come from {} targets, {}; labels compare each program with its "
+                 "task's fastest on the same target",
+                 targets.size(), names);
+  }
   return targets.empty() ? "" : *targets.begin();
 }
 

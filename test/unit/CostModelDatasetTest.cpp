@@ -109,6 +109,26 @@ TEST(CostModelDataset, LabelsAreNormalisedThroughputPerTask) {
   EXPECT_FLOAT_EQ(labels[23], 1.0f / 12.0f); // its slowest
 }
 
+// Two machines' seconds are two scales: each program is compared with the fastest of its own
+// task on its own target.
+TEST(CostModelDataset, LabelsAreNormalisedPerTaskAndTarget) {
+  Fixture fixture;
+  EXPECT_TRUE(buildProgramDataset(fixture.tasks, fixture.records).programTarget.empty());
+  for (std::size_t record = 6; record < 12; ++record)
+    fixture.records[record].target = "llvm -mcpu=other -threads=2";
+  const ProgramDataset dataset = buildProgramDataset(fixture.tasks, fixture.records);
+  ASSERT_EQ(dataset.programTarget.size(), dataset.programCount());
+  EXPECT_NE(dataset.programTarget[5], dataset.programTarget[6]);
+  const std::vector<float> labels = dataset.labels();
+  EXPECT_FLOAT_EQ(labels[1], 0.5f);        // 1 ms / 2 ms, the first target
+  EXPECT_FLOAT_EQ(labels[6], 1.0f);        // the fastest matmul program of the other target
+  EXPECT_FLOAT_EQ(labels[7], 7.0f / 8.0f); // 7 ms / 8 ms
+  EXPECT_FLOAT_EQ(labels[12], 1.0f);       // the other task, all on the first target
+  const ProgramDataset subset = selectPrograms(dataset, {7, 6});
+  EXPECT_EQ(subset.programTarget,
+            (std::vector<int>{dataset.programTarget[7], dataset.programTarget[6]}));
+}
+
 TEST(CostModelDataset, SelectProgramsKeepsRowsCostsAndRenumbersTasks) {
   Fixture fixture;
   const ProgramDataset dataset = buildProgramDataset(fixture.tasks, fixture.records);
