@@ -1,6 +1,7 @@
 // See CostModelDirectory.h.
 #include "tune/CostModelDirectory.h"
 
+#include "codegen/cpu/CpuTarget.h"
 #include "support/Error.h"
 #include "support/Jsonl.h"
 
@@ -47,7 +48,17 @@ std::string bundledCostModelDirectory(const std::string& cpu) {
   if (others.empty())
     throw Error("no bundled cost models under " + root.string() +
                 " (scripts/train_bundled.sh makes them); pass --cost-model DIR");
-  std::sort(others.begin(), others.end());
+  // Another machine's models rank best where its vector width is the host's: the schedules that
+  // win with AVX-512 registers are not those that win with AVX2 ones (docs/performance.md, "Cost
+  // models for the AVX2 machine").
+  const int hostBits = codegen::vectorBitsOfCpu(cpu);
+  const auto sameWidth = [&](const std::string& path) {
+    return codegen::vectorBitsOfCpu(fs::path(path).filename().string().substr(4)) == hostBits;
+  };
+  std::sort(others.begin(), others.end(), [&](const std::string& a, const std::string& b) {
+    const bool aSame = sameWidth(a), bSame = sameWidth(b);
+    return aSame != bSame ? aSame : a < b;
+  });
   spdlog::info("no bundled cost models for CPU '{}'; using {}", cpu, others.front());
   return others.front();
 }

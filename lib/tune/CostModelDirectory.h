@@ -20,7 +20,8 @@ struct CostModelDirectory {
 };
 
 // The bundled directory for an LLVM CPU name: <root>/cpu-<cpu> when it exists, else the first
-// cpu-* directory (loading it warns that its models learnt another machine's timings). <root> is
+// cpu-* directory of a CPU with the same vector width, else the first of any (loading another
+// CPU's directory warns that its models learnt another machine's timings). <root> is
 // models/costmodels of the source tree, or $CLUSTUNE_COSTMODELS_DIR. Throws clustune::Error when
 // there is none.
 std::string bundledCostModelDirectory(const std::string& cpu);

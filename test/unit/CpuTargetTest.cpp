@@ -69,6 +69,17 @@ TEST(CpuTarget, HostIsDetected) {
   EXPECT_EQ(codegen::hostCpuTarget().features, host.features); // deterministic order
 }
 
+TEST(CpuTarget, VectorWidthOfNamedCpus) {
+  EXPECT_EQ(codegen::vectorBitsOfCpu("znver5"), 512);
+  EXPECT_EQ(codegen::vectorBitsOfCpu("skylake-avx512"), 512);
+  EXPECT_EQ(codegen::vectorBitsOfCpu("znver3"), 256);
+  EXPECT_EQ(codegen::vectorBitsOfCpu("haswell"), 256);
+  EXPECT_EQ(codegen::vectorBitsOfCpu("x86-64"), 128);
+  EXPECT_EQ(codegen::vectorBitsOfCpu("no-such-cpu"), 0);
+  const CpuTarget host = codegen::hostCpuTarget();
+  EXPECT_EQ(codegen::vectorBitsOfCpu(host.cpu), host.vectorBits) << host.cpu;
+}
+
 TEST(CpuTarget, ValidDescriptionRoundTrips) {
   const std::string path = writeTemporary("valid", kValid);
   const CpuTarget target = loadCpuTarget(path);

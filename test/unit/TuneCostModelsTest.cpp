@@ -10,6 +10,7 @@
 #include "tune/CostModelDirectory.h"
 #include "tune/LearnedCostModels.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -173,6 +174,26 @@ TEST(TuneCostModels, DirectoriesForAnotherTargetKindAreRefused) {
         << error.what();
   }
   std::filesystem::remove_all(copy);
+}
+
+// A host without bundled models of its own gets those of a CPU with its vector width.
+TEST(TuneCostModels, BundledFallbackPrefersTheHostsVectorWidth) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("clustune-bundled-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  for (const char* cpu : {"cpu-znver3", "cpu-znver5"}) {
+    std::filesystem::create_directories(root / cpu);
+    std::ofstream(root / cpu / "meta.json") << "{}";
+  }
+  ::setenv("CLUSTUNE_COSTMODELS_DIR", root.c_str(), 1);
+  EXPECT_EQ(tune::bundledCostModelDirectory("znver3"), (root / "cpu-znver3").string());
+  EXPECT_EQ(tune::bundledCostModelDirectory("znver5"), (root / "cpu-znver5").string());
+  EXPECT_EQ(tune::bundledCostModelDirectory("haswell"), (root / "cpu-znver3").string());
+  EXPECT_EQ(tune::bundledCostModelDirectory("sapphirerapids"), (root / "cpu-znver5").string());
+  EXPECT_EQ(tune::bundledCostModelDirectory("znver4"), (root / "cpu-znver5").string());
+  EXPECT_EQ(tune::bundledCostModelDirectory("no-such-cpu"), (root / "cpu-znver3").string());
+  ::unsetenv("CLUSTUNE_COSTMODELS_DIR");
+  std::filesystem::remove_all(root);
 }
 
 } // namespace

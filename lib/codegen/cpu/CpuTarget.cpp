@@ -8,8 +8,10 @@
 #include "support/Jsonl.h"
 
 #include <algorithm>
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 #include <thread>
 #include <vector>
 
@@ -36,6 +38,17 @@ CpuTarget hostCpuTarget() {
   target.cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   target.vectorMath = vectorMathAvailable();
   return target;
+}
+
+int vectorBitsOfCpu(const std::string& cpu) {
+  if (llvm::X86::parseArchX86(cpu) == llvm::X86::CK_None)
+    return 0;
+  llvm::SmallVector<llvm::StringRef, 64> features;
+  llvm::X86::getFeaturesForCPU(cpu, features, /*NeedPlus=*/false);
+  const auto has = [&](llvm::StringRef name) {
+    return std::find(features.begin(), features.end(), name) != features.end();
+  };
+  return has("avx512f") ? 512 : has("avx") ? 256 : 128;
 }
 
 CpuTarget loadCpuTarget(const std::string& path) {

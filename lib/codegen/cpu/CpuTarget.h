@@ -23,6 +23,11 @@ struct CpuTarget {
 // The machine this process runs on, with every feature LLVM detects.
 CpuTarget hostCpuTarget();
 
+// The widest vector registers (512, 256 or 128 bits) of an LLVM x86 CPU name, from LLVM's table
+// of what each CPU supports; 0 for a name LLVM does not know. It lets a tool compare machines it
+// only knows by name, such as the CPUs that bundled cost models were trained on.
+int vectorBitsOfCpu(const std::string& cpu);
+
 // Reads {"kind":"cpu","triple":...,"mcpu":...,"features":...,"vector_bits":...,"cores":...} and
 // the optional "vector_math" (true or false; by default, whether this process has libmvec).
 // Other fields (cache sizes, descriptions) are for other consumers and are ignored here. A
