@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
-# Trains the bundled cost models that clustune-tune uses by default, from a shipped dataset:
-# the GAE over the dataset's task graphs (gae.onnx), K-means of its embeddings with K chosen by
+# Trains the bundled cost models that clustune-tune uses by default, from shipped datasets:
+# the GAE over the datasets' task graphs (gae.onnx), K-means of its embeddings with K chosen by
 # silhouette (clusters.json), Tenset's MLP on every record (global.onnx) and one MLP per
 # cluster fine-tuned from it (cluster-<i>.onnx), all with seed 0, into
 # models/costmodels/<dataset name>/ (docs/tuning.md "Bundled cost models").
 #
-# Usage: scripts/train_bundled.sh [--dataset data/cpu-znver5] [--out DIR] [--holdout-model NAME]
+# Usage: scripts/train_bundled.sh [--dataset data/cpu-znver5]... [--out DIR] [--holdout-model NAME]
+#   --dataset DIR         repeatable: the records of every dataset train the models together, and
+#                         a task that several datasets hold is taken once (labels are each task's
+#                         fastest cost over a program's, so another machine's records add examples
+#                         without mixing seconds, as long as no task is in two datasets); the
+#                         default output is named by the first
 #   --holdout-model NAME  trains without every task of corpus model NAME (the search experiment
 #                         tunes NAME with models that never saw it); the GAE and the clusters
 #                         still cover every task, since they use no measurements.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-dataset=data/cpu-znver5
+datasets=()
 out=
 holdout=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --dataset) dataset=$2; shift 2 ;;
+    --dataset) datasets+=("$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --holdout-model) holdout=$2; shift 2 ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
-[ -n "$out" ] || out=models/costmodels/$(basename "$dataset")
-for file in tasks.jsonl.gz records.jsonl.gz; do
-  [ -f "$dataset/$file" ] || { echo "error: $dataset/$file does not exist" >&2; exit 1; }
+[ ${#datasets[@]} -gt 0 ] || datasets=(data/cpu-znver5)
+[ -n "$out" ] || out=models/costmodels/$(basename "${datasets[0]}")
+for dataset in "${datasets[@]}"; do
+  for file in tasks.jsonl.gz records.jsonl.gz; do
+    [ -f "$dataset/$file" ] || { echo "error: $dataset/$file does not exist" >&2; exit 1; }
+  done
 done
 for tool in clustune-embed clustune-cluster clustune-train; do
   [ -x "build/bin/$tool" ] || { echo "error: build/bin/$tool is missing: build first" >&2; exit 1; }
@@ -33,8 +41,9 @@ done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-zcat "$dataset/tasks.jsonl.gz" > "$work/tasks.jsonl"
-zcat "$dataset/records.jsonl.gz" > "$work/records.jsonl"
+for dataset in "${datasets[@]}"; do zcat "$dataset/tasks.jsonl.gz"; done |
+  jq -c -n 'reduce inputs as $t ({}; if has($t.key) then . else .[$t.key] = $t end) | .[]' > "$work/tasks.jsonl"
+for dataset in "${datasets[@]}"; do zcat "$dataset/records.jsonl.gz"; done > "$work/records.jsonl"
 mkdir -p "$work/out"
 
 build/bin/clustune-embed "$work/tasks.jsonl" --train --epochs 200 --seed 0 \
@@ -47,10 +56,11 @@ build/bin/clustune-train "$work/records.jsonl" --tasks "$work/tasks.jsonl" \
   --clusters "$work/out/clusters.json" --mode both --cluster-init global --seed 0 \
   "${holdout_flags[@]}" -o "$work/out" > "$work/meta-summary.json"
 
-# meta.json names the files it was trained from: the dataset's, not this script's copies.
-jq --arg dataset "$dataset" '.data.records = [$dataset + "/records.jsonl.gz"]
-    | .data.tasks = $dataset + "/tasks.jsonl.gz" | .data.clusters = "clusters.json"' \
-  "$work/out/meta.json" > "$work/meta.json"
+# meta.json names the files it was trained from: the datasets', not this script's copies (one
+# task file as a string, as clustune-train writes it; several as a list).
+jq '.data.records = [$ARGS.positional[] + "/records.jsonl.gz"]
+    | .data.tasks = ([$ARGS.positional[] + "/tasks.jsonl.gz"] | if length == 1 then .[0] else . end)
+    | .data.clusters = "clusters.json"' "$work/out/meta.json" --args "${datasets[@]}" > "$work/meta.json"
 mv "$work/meta.json" "$work/out/meta.json"
 
 # Replace the directory only once everything is trained.
