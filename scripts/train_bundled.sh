@@ -7,10 +7,10 @@
 #
 # Usage: scripts/train_bundled.sh [--dataset data/cpu-znver5]... [--out DIR] [--holdout-model NAME]
 #   --dataset DIR         repeatable: the records of every dataset train the models together, and
-#                         a task that several datasets hold is taken once (labels are each task's
-#                         fastest cost over a program's, so another machine's records add examples
-#                         without mixing seconds, as long as no task is in two datasets); the
-#                         default output is named by the first
+#                         a task that several datasets hold is taken once (labels are a task's
+#                         fastest cost on the record's own target over the program's, so another
+#                         machine's records add examples without mixing seconds); the default
+#                         output is named by the first
 #   --holdout-model NAME  trains without every task of corpus model NAME (the search experiment
 #                         tunes NAME with models that never saw it); the GAE and the clusters
 #                         still cover every task, since they use no measurements.
