@@ -2,6 +2,8 @@
 #include "search/ScheduleTransfer.h"
 
 #include "graph/Graph.h"
+#include "schedule/State.h"
+#include "support/Error.h"
 
 #include <algorithm>
 #include <cctype>
@@ -30,6 +32,9 @@ bool isOutput(const te::Workload& workload, const te::Tensor& stage) {
          workload.outputs.end();
 }
 
+// Siblings align stages of equal shapes; relatives, stages of equal ranks.
+enum class Kinship { Sibling, Relative };
+
 struct StageSignature {
   std::string role;
   graph::Shape shape;
@@ -37,11 +42,19 @@ struct StageSignature {
   bool output = false;
 };
 
+bool sameShape(const graph::Shape& a, const graph::Shape& b, Kinship kinship) {
+  return kinship == Kinship::Sibling ? a == b : a.size() == b.size();
+}
+
 // Equal signatures, or two element-wise outputs of one shape whatever their operators: the
 // output stage carries the tiling that the reduction is computed at (a convolution's bias as
-// the output of one task and the ReLU after a residual addition in its sibling).
-bool counterparts(const StageSignature& a, const StageSignature& b) {
-  if (a.shape != b.shape || a.reduceExtents != b.reduceExtents || a.output != b.output)
+// the output of one task and the ReLU after a residual addition in its sibling). Relatives
+// compare ranks and the number of reduce axes instead of extents.
+bool counterparts(const StageSignature& a, const StageSignature& b, Kinship kinship) {
+  if (!sameShape(a.shape, b.shape, kinship) || a.output != b.output)
+    return false;
+  if (kinship == Kinship::Sibling ? a.reduceExtents != b.reduceExtents
+                                  : a.reduceExtents.size() != b.reduceExtents.size())
     return false;
   return a.role == b.role || (a.output && a.reduceExtents.empty());
 }
@@ -62,16 +75,16 @@ std::vector<StageSignature> signatures(const te::Workload& workload) {
 // The longest order-preserving alignment of counterparts: aligned[d] is the recipient stage
 // of donor stage d, or -1.
 std::vector<int> alignStages(const std::vector<StageSignature>& from,
-                             const std::vector<StageSignature>& to) {
+                             const std::vector<StageSignature>& to, Kinship kinship) {
   const std::size_t n = from.size(), m = to.size();
   std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      lcs[i][j] = counterparts(from[i], to[j]) ? lcs[i + 1][j + 1] + 1
-                                               : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] = counterparts(from[i], to[j], kinship) ? lcs[i + 1][j + 1] + 1
+                                                        : std::max(lcs[i + 1][j], lcs[i][j + 1]);
   std::vector<int> aligned(n, -1);
   for (std::size_t i = 0, j = 0; i < n && j < m;) {
-    if (counterparts(from[i], to[j])) {
+    if (counterparts(from[i], to[j], kinship)) {
       aligned[i++] = static_cast<int>(j++);
     } else if (lcs[i + 1][j] >= lcs[i][j + 1]) {
       ++i;
@@ -90,7 +103,7 @@ int indexOf(const std::vector<te::Tensor>& tensors, const te::Tensor& tensor) {
 // Donor input i is recipient input inputs[i] when aligned stages read them at the same place of
 // their producer lists; -1 when no aligned stage reads it or the stages disagree.
 std::vector<int> alignInputs(const te::Workload& from, const te::Workload& to,
-                             const std::vector<int>& aligned) {
+                             const std::vector<int>& aligned, Kinship kinship) {
   std::vector<int> inputs(from.inputs.size(), -1);
   std::vector<bool> conflict(from.inputs.size(), false);
   for (std::size_t d = 0; d < aligned.size(); ++d) {
@@ -103,7 +116,7 @@ std::vector<int> alignInputs(const te::Workload& from, const te::Workload& to,
       continue;
     for (std::size_t k = 0; k < read.size(); ++k) {
       const int i = indexOf(from.inputs, read[k]), j = indexOf(to.inputs, readThere[k]);
-      if (i < 0 || j < 0 || read[k]->shape != readThere[k]->shape)
+      if (i < 0 || j < 0 || !sameShape(read[k]->shape, readThere[k]->shape, kinship))
         continue;
       auto& slot = inputs[static_cast<std::size_t>(i)];
       if (slot >= 0 && slot != j)
@@ -221,6 +234,52 @@ private:
   bool failed_ = false;
 };
 
+std::optional<std::vector<Step>> rewrite(const te::Workload& from, const std::vector<Step>& steps,
+                                         const te::Workload& to, Kinship kinship) {
+  const std::vector<StageSignature> donor = signatures(from), recipient = signatures(to);
+  const std::vector<int> aligned = alignStages(donor, recipient, kinship);
+  std::vector<bool> covered(recipient.size(), false);
+  for (std::size_t d = 0; d < aligned.size(); ++d) {
+    if (aligned[d] >= 0)
+      covered[static_cast<std::size_t>(aligned[d])] = true;
+    else if (!donor[d].reduceExtents.empty() || donor[d].output)
+      return std::nullopt;
+  }
+  std::vector<Step> result;
+  for (std::size_t r = 0; r < recipient.size(); ++r) {
+    if (covered[r])
+      continue;
+    if (!recipient[r].reduceExtents.empty() || recipient[r].output)
+      return std::nullopt;
+    result.push_back(schedule::ComputeInlineStep{.stage = static_cast<int>(r)});
+  }
+  StepTranslator translator(StageMap(aligned), alignInputs(from, to, aligned, kinship));
+  for (const Step& step : steps) {
+    std::optional<Step> translated = translator.translate(step);
+    if (translator.failed())
+      return std::nullopt;
+    if (translated)
+      result.push_back(std::move(*translated));
+  }
+  return result;
+}
+
+// Innermost first, each factor becomes the largest divisor of the extent left that does not
+// exceed it; the outermost part takes the rest.
+std::vector<std::int64_t> fitFactors(const std::vector<std::int64_t>& factors,
+                                     std::int64_t extent) {
+  std::vector<std::int64_t> fitted(factors.size(), 1);
+  std::int64_t left = std::max<std::int64_t>(extent, 1);
+  for (std::size_t k = factors.size(); k-- > 0;) {
+    std::int64_t divisor = std::clamp<std::int64_t>(factors[k], 1, left);
+    while (left % divisor != 0)
+      --divisor;
+    fitted[k] = divisor;
+    left /= divisor;
+  }
+  return fitted;
+}
+
 } // namespace
 
 std::string transferKey(const te::Workload& workload) {
@@ -240,32 +299,47 @@ std::string transferKey(const te::Workload& workload) {
   return key.str();
 }
 
+std::string relativeKey(const te::Workload& workload) {
+  std::ostringstream key;
+  for (const te::Tensor& stage : workload.stages) {
+    if (!stage->isReduction())
+      continue;
+    key << (isOutput(workload, stage) ? "output " : "") << stageRole(stage->name) << '/'
+        << stage->shape.size() << " over " << stage->body->reduceAxes.size() << " reads";
+    for (const te::Tensor& read : te::producersOf(stage))
+      key << " /" << read->shape.size();
+    key << ';';
+  }
+  return key.str();
+}
+
 std::optional<std::vector<Step>>
 transferSchedule(const te::Workload& from, const std::vector<Step>& steps, const te::Workload& to) {
-  const std::vector<StageSignature> donor = signatures(from), recipient = signatures(to);
-  const std::vector<int> aligned = alignStages(donor, recipient);
-  std::vector<bool> covered(recipient.size(), false);
-  for (std::size_t d = 0; d < aligned.size(); ++d) {
-    if (aligned[d] >= 0)
-      covered[static_cast<std::size_t>(aligned[d])] = true;
-    else if (!donor[d].reduceExtents.empty() || donor[d].output)
-      return std::nullopt;
-  }
-  std::vector<Step> result;
-  for (std::size_t r = 0; r < recipient.size(); ++r) {
-    if (covered[r])
-      continue;
-    if (!recipient[r].reduceExtents.empty() || recipient[r].output)
-      return std::nullopt;
-    result.push_back(schedule::ComputeInlineStep{.stage = static_cast<int>(r)});
-  }
-  StepTranslator translator(StageMap(aligned), alignInputs(from, to, aligned));
-  for (const Step& step : steps) {
-    std::optional<Step> translated = translator.translate(step);
-    if (translator.failed())
-      return std::nullopt;
-    if (translated)
-      result.push_back(std::move(*translated));
+  return rewrite(from, steps, to, Kinship::Sibling);
+}
+
+std::optional<std::vector<Step>>
+adaptSchedule(const te::Workload& from, const std::vector<Step>& steps, const te::Workload& to) {
+  std::optional<std::vector<Step>> result = rewrite(from, steps, to, Kinship::Relative);
+  if (!result)
+    return std::nullopt;
+  try {
+    schedule::State state = schedule::initialState(to);
+    for (Step& step : *result) {
+      if (auto* split = std::get_if<schedule::SplitStep>(&step)) {
+        const std::vector<schedule::Stage>& stages = state.stages();
+        if (split->stage < 0 || split->stage >= static_cast<int>(stages.size()))
+          return std::nullopt;
+        const schedule::Stage& stage = stages[static_cast<std::size_t>(split->stage)];
+        if (split->iterator < 0 || split->iterator >= static_cast<int>(stage.loops.size()))
+          return std::nullopt;
+        split->factors = fitFactors(split->factors,
+                                    stage.loop(static_cast<std::size_t>(split->iterator)).extent);
+      }
+      state = schedule::applyStep(std::move(state), step);
+    }
+  } catch (const Error&) { // the step does not apply to the recipient
+    return std::nullopt;
   }
   return result;
 }

@@ -30,7 +30,8 @@ struct Tuner::TaskState {
   // Valid measured candidates, owned here so that Measurements and seeds can point at them.
   std::vector<std::unique_ptr<search::Candidate>> valid;
   std::vector<std::pair<double, const search::Candidate*>> fastest; // ascending, capped
-  std::vector<int> siblings;                        // tasks whose schedules transfer to this one
+  std::vector<int> siblings;  // tasks whose schedules transfer to this one as they are
+  std::vector<int> relatives; // tasks whose schedules are adapted to this one's shapes
   std::unordered_set<std::string> transferredTexts; // this run's measured transfers
 
   void addValid(std::unique_ptr<search::Candidate> candidate, double seconds, std::size_t cap) {
@@ -69,15 +70,27 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
     tasks_.push_back(std::move(state));
   }
   summary_.tasks = static_cast<int>(tasks_.size());
-  std::unordered_map<std::string, std::vector<int>> byTransferKey;
-  for (std::size_t t = 0; t < tasks_.size(); ++t)
-    if (std::string key = search::transferKey(tasks_[t]->search.workload); !key.empty())
+  std::unordered_map<std::string, std::vector<int>> byTransferKey, byRelativeKey;
+  for (std::size_t t = 0; t < tasks_.size(); ++t) {
+    const te::Workload& workload = tasks_[t]->search.workload;
+    if (std::string key = search::transferKey(workload); !key.empty())
       byTransferKey[key].push_back(static_cast<int>(t));
+    if (std::string key = search::relativeKey(workload); !key.empty())
+      byRelativeKey[key].push_back(static_cast<int>(t));
+  }
   for (const auto& [key, group] : byTransferKey)
     for (int t : group)
       for (int sibling : group)
         if (sibling != t)
           tasks_[static_cast<std::size_t>(t)]->siblings.push_back(sibling);
+  for (const auto& [key, group] : byRelativeKey)
+    for (int t : group) {
+      TaskState& task = *tasks_[static_cast<std::size_t>(t)];
+      for (int relative : group)
+        if (relative != t &&
+            std::find(task.siblings.begin(), task.siblings.end(), relative) == task.siblings.end())
+          task.relatives.push_back(relative);
+    }
 }
 
 Tuner::~Tuner() = default;
@@ -263,23 +276,28 @@ bool Tuner::runRound() {
 
 std::vector<search::Candidate> Tuner::transferredCandidates(int t) const {
   const TaskState& task = *tasks_[static_cast<std::size_t>(t)];
-  if (options_.transferSeeds <= 0 || task.siblings.empty())
+  if (options_.transferSeeds <= 0 || (task.siblings.empty() && task.relatives.empty()))
     return {};
   const std::unordered_set<std::string>& measured = database_.measuredTexts(task.search.task.key);
+  // Offers are ranked by their donor's seconds per FLOP, which compares relatives of other sizes.
   std::vector<std::pair<double, search::Candidate>> offers;
   std::unordered_set<std::string> offered;
-  for (int s : task.siblings) {
-    const TaskState& sibling = *tasks_[static_cast<std::size_t>(s)];
-    // Lowering is the cost of an offer, so a sibling whose schedules do not fit is given up on.
+  auto offerFrom = [&](int d, bool sibling, int wanted) {
+    const TaskState& donorTask = *tasks_[static_cast<std::size_t>(d)];
+    const double flops =
+        static_cast<double>(std::max<std::int64_t>(donorTask.search.task.flops, 1));
+    // Lowering is the cost of an offer, so a donor whose schedules do not fit is given up on.
     int taken = 0, tried = 0;
-    for (const auto& [seconds, donor] : sibling.fastest) {
-      if (taken == options_.transferSeeds || tried++ == 4 * options_.transferSeeds)
+    for (const auto& [seconds, donor] : donorTask.fastest) {
+      if (taken == wanted || tried++ == 4 * wanted)
         break;
-      // Rewritten, a sibling's default is close to this task's own, which round 0 measured.
-      if (donor->text == sibling.defaultText)
+      // Rewritten, a donor's default is close to this task's own, which round 0 measured.
+      if (donor->text == donorTask.defaultText)
         continue;
+      const te::Workload& from = donorTask.search.workload;
       std::optional<std::vector<schedule::Step>> steps =
-          search::transferSchedule(sibling.search.workload, donor->steps, task.search.workload);
+          sibling ? search::transferSchedule(from, donor->steps, task.search.workload)
+                  : search::adaptSchedule(from, donor->steps, task.search.workload);
       if (!steps)
         continue;
       std::optional<search::Candidate> candidate =
@@ -287,19 +305,23 @@ std::vector<search::Candidate> Tuner::transferredCandidates(int t) const {
       if (!candidate || measured.contains(candidate->text) ||
           !offered.insert(candidate->text).second)
         continue;
-      offers.emplace_back(seconds, std::move(*candidate));
+      offers.emplace_back(seconds / flops, std::move(*candidate));
       ++taken;
     }
-  }
+  };
+  for (int s : task.siblings)
+    offerFrom(s, true, options_.transferSeeds);
+  for (int r : task.relatives)
+    offerFrom(r, false, options_.relativeSeeds);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<search::Candidate> result;
-  for (auto& [seconds, candidate] : offers)
+  for (auto& [secondsPerFlop, candidate] : offers)
     if (static_cast<int>(result.size()) < options_.transferSeeds)
       result.push_back(std::move(candidate));
   if (!result.empty())
-    spdlog::debug("task {}: {} schedules transferred from {} sibling task(s)", task.search.task.key,
-                  result.size(), task.siblings.size());
+    spdlog::debug("task {}: {} schedules transferred from {} sibling and {} relative task(s)",
+                  task.search.task.key, result.size(), task.siblings.size(), task.relatives.size());
   return result;
 }
 

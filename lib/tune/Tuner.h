@@ -37,9 +37,12 @@ struct TuneOptions {
   double timeBudgetSeconds = 0; // no round starts after this; 0: no limit
   int perRound = 64;            // candidates measured per round, at most (see roundSize)
   int fastestSeeds = 410;       // fastest measured candidates kept per task as seeds
-  // The most schedules of sibling tasks (search/ScheduleTransfer.h) rewritten for a round's
-  // task and offered to the search strategy, fastest donor first; 0: no transfer.
+  // The most schedules of sibling and relative tasks (search/ScheduleTransfer.h) rewritten for
+  // a round's task and offered to the search strategy, fastest per FLOP first; 0: no transfer.
   int transferSeeds = 16;
+  // Of them, the most from one relative (a reduction of the same kind on other shapes): its
+  // fastest schedules, their split factors fitted to the task; 0: siblings only.
+  int relativeSeeds = 4;
   // The most a round's cost-model update may take, as a share of the round's search and
   // measurement time; 0: no limit. Resuming learns a whole log without a limit.
   double updateShare = 0.1;
@@ -98,8 +101,8 @@ private:
   std::vector<search::Measurement>
   measure(std::vector<std::pair<int, search::Candidate>> candidates, int round);
   void learn(const std::vector<search::Measurement>& measurements, RoundTimes& times);
-  // The fastest schedules of task t's siblings that replay on it and were not measured for it,
-  // fastest donor first, at most options_.transferSeeds.
+  // The fastest schedules of task t's siblings and relatives that replay on it and were not
+  // measured for it, fastest per FLOP first, at most options_.transferSeeds.
   std::vector<search::Candidate> transferredCandidates(int t) const;
   void report(int round, int task, int measured, int valid, const RoundTimes& times);
   double elapsedSeconds() const;

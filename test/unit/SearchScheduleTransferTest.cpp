@@ -3,6 +3,9 @@
 // reduction with a residual addition and back, replay there, compute the recipient's
 // reference and keep the donor's tiling of the reduction; tasks whose reductions differ are
 // not siblings and do not transfer, nor does a reduction that is the output to one that is not.
+// Relatives (the same reductions on other shapes) share a looser key, and a relative's schedules
+// adapt to the recipient's extents: they replay, compute its reference, and keep the donor's
+// innermost tiles where they divide.
 #include "SearchTestSupport.h"
 #include "search/Sample.h"
 #include "search/ScheduleTransfer.h"
@@ -61,6 +64,18 @@ graph::Task reluMatmulTask(std::int64_t m, std::int64_t n, std::int64_t k) {
       node("Relu", {input(0)}, {m, k}, graph::PatternKind::ElemWise),
       node("MatMul", {nodeOutput(0), input(1)}, {m, n}, graph::PatternKind::OutEWiseFusable)};
   task.outputs = {nodeOutput(1)};
+  return finish(task);
+}
+
+// convBiasReluTask with `in` channels of h×w into `out` channels.
+graph::Task resizedConvBiasReluTask(std::int64_t in, std::int64_t out, std::int64_t h,
+                                    std::int64_t w) {
+  graph::Task task = convBiasReluTask();
+  task.inputs[0].shape = {1, in, h, w};
+  task.inputs[1].shape = {out, in, 3, 3};
+  task.inputs[2].shape = {out};
+  for (graph::TaskNode& node : task.nodes)
+    node.outputShapes = {{1, out, h, w}};
   return finish(task);
 }
 
@@ -225,6 +240,68 @@ TEST(SearchScheduleTransfer, TasksWithOtherReductionsAreNotSiblings) {
   EXPECT_EQ(transferKey(te::lowerTask(addReluTask())), "");
   for (const Steps& steps : sample(conv3x3, 10, 3, {.cores = 2}))
     EXPECT_FALSE(transferSchedule(conv3x3, steps, conv1x1)) << json(steps);
+}
+
+TEST(SearchScheduleTransfer, RelativesAreTheSameReductionsOnOtherShapes) {
+  const te::Workload small = te::lowerTask(convBiasReluTask());
+  const te::Workload large = te::lowerTask(resizedConvBiasReluTask(8, 16, 14, 12));
+  EXPECT_NE(transferKey(small), transferKey(large));
+  EXPECT_EQ(relativeKey(small), relativeKey(large));
+  EXPECT_FALSE(relativeKey(small).empty());
+  const te::Workload matmul = te::lowerTask(matmulTask(32, 48, 64));
+  EXPECT_EQ(relativeKey(matmul), relativeKey(te::lowerTask(matmulTask(16, 24, 96))));
+  EXPECT_NE(relativeKey(matmul), relativeKey(small));
+  // An output reduction is scheduled unlike one with an element-wise consumer.
+  EXPECT_NE(relativeKey(matmul), relativeKey(te::lowerTask(matmulReluTask(32, 48, 64))));
+  EXPECT_EQ(relativeKey(te::lowerTask(addReluTask())), "");
+}
+
+// Adapts `count` samples of `from` to `to`: at least `minimumShare` of them must adapt, and
+// every adapted schedule must replay on `to` and compute its reference.
+void expectSamplesAdapt(const graph::Task& from, const graph::Task& to, int count,
+                        double minimumShare) {
+  const te::Workload donor = te::lowerTask(from), recipient = te::lowerTask(to);
+  ASSERT_EQ(relativeKey(donor), relativeKey(recipient));
+  int adapted = 0;
+  for (const Steps& steps : sample(donor, count, 3, {.cores = 2})) {
+    const std::optional<Steps> rewritten = adaptSchedule(donor, steps, recipient);
+    if (!rewritten || !makeCandidate(recipient, *rewritten))
+      continue;
+    ++adapted;
+    EXPECT_TRUE(matchesReference(recipient, *rewritten)) << "from " << json(steps);
+  }
+  EXPECT_GE(adapted, static_cast<int>(minimumShare * count));
+}
+
+TEST(SearchScheduleTransfer, ConvolutionSchedulesAdaptToLargerAndSmallerRelatives) {
+  expectSamplesAdapt(convBiasReluTask(), resizedConvBiasReluTask(8, 16, 14, 12), 40, 0.9);
+  expectSamplesAdapt(resizedConvBiasReluTask(8, 16, 14, 12), convBiasReluTask(), 40, 0.9);
+  // To the residual block ending on other shapes: a sibling's alignment and a relative's fit.
+  expectSamplesAdapt(resizedConvBiasReluTask(8, 16, 14, 12), convBiasAddReluTask(), 40, 0.9);
+}
+
+TEST(SearchScheduleTransfer, MatmulSchedulesAdaptWithTheirPackedOperands) {
+  expectSamplesAdapt(matmulReluTask(32, 48, 64), matmulReluTask(24, 80, 96), 40, 0.9);
+  expectSamplesAdapt(matmulTask(64, 64, 64), matmulTask(36, 20, 128), 40, 0.9);
+}
+
+TEST(SearchScheduleTransfer, SplitFactorsFitTheRecipientInnermostFirst) {
+  // Matmul stages: 0 the product (i, j, k). i: 64 → 48, j: 64 → 20, k: 64 → 128.
+  const te::Workload donor = te::lowerTask(matmulTask(64, 64, 64));
+  const te::Workload recipient = te::lowerTask(matmulTask(48, 20, 128));
+  const Steps steps = {schedule::SplitStep{.stage = 0, .iterator = 2, .factors = {4, 16}},
+                       schedule::SplitStep{.stage = 0, .iterator = 1, .factors = {8, 8}},
+                       schedule::SplitStep{.stage = 0, .iterator = 0, .factors = {4, 16}}};
+  ASSERT_TRUE(makeCandidate(donor, steps));
+  const std::optional<Steps> adapted = adaptSchedule(donor, steps, recipient);
+  ASSERT_TRUE(adapted);
+  // k = 128 keeps [4, 16]; j = 20: 8 → 5, then 4 of the 4 left; i = 48: 16, then 3 of the 3 left.
+  EXPECT_EQ(json(*adapted), R"([{"step":"split","stage":0,"iterator":2,"factors":[4,16]},)"
+                            R"({"step":"split","stage":0,"iterator":1,"factors":[4,5]},)"
+                            R"({"step":"split","stage":0,"iterator":0,"factors":[3,16]}])");
+  EXPECT_TRUE(matchesReference(recipient, *adapted));
+  // Siblings only: the same steps do not transfer between the two shapes.
+  EXPECT_FALSE(transferSchedule(donor, steps, recipient));
 }
 
 } // namespace

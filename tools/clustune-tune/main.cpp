@@ -5,7 +5,7 @@
 //   clustune-tune MODEL.onnx... | --tasks tasks.jsonl -o tuning.jsonl [--trials N]
 //                 [--time-budget SEC] [--mode cluster|global|online|random] [--cost-model DIR]
 //                 [--no-update] [--update-share 0.1] [--per-round 64] [--no-transfer]
-//                 [--scheduler gradient|round-robin] [--cache-flush]
+//                 [--no-relative-transfer] [--scheduler gradient|round-robin] [--cache-flush]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/Target.h"
 #include "graph/Partition.h"
@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   double timeBudget = 0, timeout = 10, buildTimeout = 30, updateShare = 0.1;
   bool noUpdate = false;
   bool noTransfer = false;
+  bool noRelativeTransfer = false;
   bool noCheck = false;
   int perRound = 64;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -152,7 +153,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-transfer", noTransfer,
                "Do not try the fastest schedules of sibling tasks (tasks whose reductions are "
                "the same computation, such as a convolution with and without a residual "
-               "addition) in a task's rounds");
+               "addition) or of relative tasks in a task's rounds");
+  app.add_flag("--no-relative-transfer", noRelativeTransfer,
+               "Transfer from sibling tasks only, not from relatives (reductions of the same "
+               "kind on other shapes, whose schedules are adapted to the task's extents)");
   app.add_option("--scheduler", schedulerName, "Task scheduler: gradient or round-robin")
       ->capture_default_str();
   app.add_option("--population", evolution.population, "Evolutionary search population")
@@ -306,6 +310,7 @@ int main(int argc, char** argv) {
          .perRound = perRound,
          .fastestSeeds = static_cast<int>(evolution.measuredSeedRatio * evolution.population),
          .transferSeeds = noTransfer ? 0 : 16,
+         .relativeSeeds = noRelativeTransfer ? 0 : 4,
          .updateShare = updateShare,
          .seed = common.seed,
          .target = targetString,
