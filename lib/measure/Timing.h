@@ -21,7 +21,8 @@ struct TimingOptions {
   // Early exit for a hopeless candidate: when the warm-up run alone takes longer than this,
   // one repeat stands for all of them (a cost that is many times the task's best needs no
   // second decimal). The repeat still lasts minRepeatMs: a single run of a microsecond kernel
-  // times the clock and the thread pool's wake-up, and came out up to 200x its cost. 0: never.
+  // times the clock and the thread pool's wake-up, and came out up to 200x its cost. A warm-up
+  // that lasted at least minRepeatMs and 10 ms is itself that repeat. 0: never.
   double slowRunSeconds = 0;
 
   friend bool operator==(const TimingOptions&, const TimingOptions&) = default;

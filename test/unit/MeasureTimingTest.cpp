@@ -58,6 +58,27 @@ TEST(MeasureTimingTest, AWarmUpSlowerThanTheCutoffIsFollowedByOneRepeat) {
   EXPECT_EQ(runs, 4);
 }
 
+TEST(MeasureTimingTest, AHopelessWarmUpLongerThanARepeatIsTheOnlyRun) {
+  int runs = 0;
+  const auto slow = [&] {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(12));
+  };
+  // The 12-ms warm-up lasts a whole 5-ms repeat and the 10 ms below which a first run is no
+  // measurement: it stands for the repeat.
+  const auto costs =
+      timeRuns(slow, {.number = 1, .repeat = 3, .minRepeatMs = 5, .slowRunSeconds = 1e-3});
+  ASSERT_EQ(costs.size(), 1u);
+  EXPECT_EQ(runs, 1);
+  EXPECT_GE(costs[0], 12e-3);
+  // A repeat longer than the warm-up is still timed.
+  runs = 0;
+  EXPECT_EQ(
+      timeRuns(slow, {.number = 1, .repeat = 3, .minRepeatMs = 20, .slowRunSeconds = 1e-3}).size(),
+      1u);
+  EXPECT_GE(runs, 3);
+}
+
 TEST(MeasureTimingTest, TheOneRepeatOfAHopelessShortKernelStillLastsTheMinimumTime) {
   // A warm-up that pays a first-call cost, then microsecond runs: one run alone would time the
   // clock, so the single repeat is raised to the minimum like every other.
