@@ -13,6 +13,14 @@ using namespace clustune::measure;
 
 namespace {
 
+// A stand-in kernel that counts its runs and sleeps, so that every run lasts at least `ms`.
+auto sleepingKernel(int& runs, int ms) {
+  return [&runs, ms] {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  };
+}
+
 TEST(MeasureTimingTest, OneWarmUpThenNumberTimesRepeatRuns) {
   int runs = 0;
   const auto costs = timeRuns([&] { ++runs; }, {.number = 3, .repeat = 4, .minRepeatMs = 0});
@@ -40,10 +48,7 @@ TEST(MeasureTimingTest, NumberGrowsUntilARepeatLastsTheMinimum) {
 
 TEST(MeasureTimingTest, AWarmUpSlowerThanTheCutoffIsFollowedByOneRepeat) {
   int runs = 0;
-  const auto slow = [&] {
-    ++runs;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  };
+  const auto slow = sleepingKernel(runs, 2);
   // A sleep of 2 ms always lasts longer than the 1 ms cutoff.
   const auto costs =
       timeRuns(slow, {.number = 4, .repeat = 3, .minRepeatMs = 0, .slowRunSeconds = 1e-3});
@@ -60,10 +65,7 @@ TEST(MeasureTimingTest, AWarmUpSlowerThanTheCutoffIsFollowedByOneRepeat) {
 
 TEST(MeasureTimingTest, AHopelessWarmUpLongerThanARepeatIsTheOnlyRun) {
   int runs = 0;
-  const auto slow = [&] {
-    ++runs;
-    std::this_thread::sleep_for(std::chrono::milliseconds(12));
-  };
+  const auto slow = sleepingKernel(runs, 12);
   // The 12-ms warm-up lasts a whole 5-ms repeat and the 10 ms below which a first run is no
   // measurement: it stands for the repeat.
   const auto costs =
