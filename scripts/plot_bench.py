@@ -26,6 +26,11 @@ STYLE = {"default": "tab:gray", "tuned": "tab:blue", "ort": "tab:orange", "torch
          "tvm": "tab:green"}
 
 
+def color(compiler):
+    """One colour per kind of compiler, whatever its layout (tuned@NCHW16c is tuned's blue)."""
+    return STYLE.get(compiler.split("@")[0].split(":")[0], "tab:purple")
+
+
 def read_rows(path):
     rows = []
     with open(path) as f:
@@ -57,7 +62,7 @@ def plot_against_batch(rows, value, label, path, title):
         for compiler, points in sorted(curves.items()):
             points.sort()
             axis.plot([b for b, _ in points], [v for _, v in points], marker="o",
-                      label=compiler, color=STYLE.get(compiler))
+                      label=compiler, color=color(compiler))
         axis.set_xscale("log", base=2)
         axis.set_yscale("log")
         axis.set_title(model)
@@ -78,7 +83,7 @@ def plot_friction(metrics, path, title):
     figure, axis = plt.subplots(figsize=(1.2 * len(compilers) + 2.5, 3.4))
     names = [c["compiler"] for c in compilers]
     values = [c["friction"] for c in compilers]
-    axis.bar(names, values, color=[STYLE.get(n, "tab:purple") for n in names])
+    axis.bar(names, values, color=[color(n) for n in names])
     axis.axhline(0, color="black", linewidth=0.8)
     axis.set_ylabel("friction F (mean log2 r)")
     axis.set_title(f"{title}: per-sample latency vs batch {metrics['reference_batch']}")
@@ -101,9 +106,9 @@ def plot_depth(points, path, title):
             curve.sort(key=lambda p: p["depth"])
             depths = [p["depth"] for p in curve]
             top.plot(depths, [p["throughput_per_s"] for p in curve], marker="o", label=compiler,
-                     color=STYLE.get(compiler))
+                     color=color(compiler))
             bottom.plot(depths, [p["relative_per_block"] for p in curve], marker="o",
-                        label=compiler, color=STYLE.get(compiler))
+                        label=compiler, color=color(compiler))
         top.set_title(f"{family} (batch {batch})")
         top.set_ylabel("samples/s")
         top.set_yscale("log")

@@ -35,10 +35,13 @@ struct MeasureOptions {
   // the interpreter. 0 makes every reference an interpreter one.
   std::int64_t interpreterReferenceMaxFlops = 50'000'000;
   double referenceTimeoutSeconds = 600; // for one run of a naive kernel
-  // A candidate whose warm-up run takes more than this many times the best cost measured so
-  // far for its task is timed by one repeat instead of every repeat (TimingOptions::
-  // slowRunSeconds): it cannot be a best schedule, its label is below 1/factor, and slow
-  // candidates took most of the running time. 0 times every candidate fully.
+  // A candidate whose first run takes more than this many times the best cost of its task
+  // (measured before, or by the first run of a candidate of the same batch) is timed by one
+  // repeat instead of every repeat, or by that first run alone when it lasted at least
+  // kWarmUpIsAMeasurementSeconds (TimingOptions::slowRunSeconds): it cannot be a best schedule,
+  // its label is below 1/factor, and slow candidates took most of the running time. With a
+  // factor, measure() runs every candidate of a batch once before timing any. 0 times every
+  // candidate fully, in order.
   double slowCandidateFactor = 3;
 };
 
@@ -51,6 +54,12 @@ struct MeasureProfile {
   double reference = 0;
   double check = 0;
 };
+
+// Whether a candidate's screening run (its first run, or one timed run after a warm-up too short
+// to be a measurement) is its whole measurement: it took over `factor` times its task's best,
+// and at least as long as a repeat must and kWarmUpIsAMeasurementSeconds.
+bool screeningRunIsTheMeasurement(double runSeconds, double bestSeconds, double factor,
+                                  double minRepeatSeconds);
 
 class Measurer {
 public:
@@ -71,6 +80,15 @@ public:
   const MeasureProfile& profile() const { return profile_; }
 
 private:
+  // Runs a built candidate with `timing`, checking its outputs when `check`.
+  MeasureResult runBuilt(const graph::Task& task, const BuildResult& built,
+                         const TimingOptions& timing, bool check);
+  // measure() with slowCandidateFactor: a screening run of the whole batch first.
+  std::vector<MeasureResult> measureScreened(const std::vector<MeasureInput>& inputs,
+                                             const std::vector<BuildResult>& built);
+  // Keeps the least mean cost of each task, the yardstick of slow candidates.
+  void noteCost(const std::string& key, const MeasureResult& result);
+
   struct Reference {
     std::vector<te::TensorData> outputs;
     std::string error; // why no reference could be computed

@@ -119,12 +119,8 @@ std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeR
   const std::size_t repeats = hopeless ? 1 : static_cast<std::size_t>(options.repeat);
   const double minRepeatSeconds = options.minRepeatMs / 1000.0;
   // A hopeless candidate whose warm-up alone lasted a whole repeat keeps that run as its one
-  // cost: its timed repeat would be one more run of the same length. Below about 10 ms a
-  // warm-up is no measurement (first-call costs: up to 64x the timed run), above it it is: on
-  // Zen 4, 114 hopeless ResNet-50 candidates of 10 ms to 0.74 s gave warm-up / timed run median
-  // 1.00, p10 0.96, p90 1.17; a throughput run spends a quarter less time running
-  // (docs/throughput.md).
-  constexpr double kWarmUpIsAMeasurementSeconds = 0.010;
+  // cost: its timed repeat would be one more run of the same length (a throughput run spends a
+  // quarter less time running, docs/throughput.md).
   if (hopeless && warmUpSeconds >= std::max(minRepeatSeconds, kWarmUpIsAMeasurementSeconds))
     return {warmUpSeconds};
   // A bound on number keeps a kernel that takes no measurable time from looping for ever.

@@ -28,6 +28,11 @@ struct TimingOptions {
   friend bool operator==(const TimingOptions&, const TimingOptions&) = default;
 };
 
+// Below about 10 ms a warm-up run is no measurement (first-call costs: up to 64x the timed run
+// of a microsecond kernel), above it it is: on Zen 4, 114 hopeless ResNet-50 candidates of 10 ms
+// to 0.74 s gave warm-up / timed run median 1.00, p10 0.96, p90 1.17 (docs/throughput.md).
+inline constexpr double kWarmUpIsAMeasurementSeconds = 0.010;
+
 // Tenset's dataset settings (REFERENCES.md): number 1, cache flush on, and a repeat count that
 // falls with the task's FLOPs (4 at >= 2.4e9, 6 at >= 8.4e8, 10 at <= 2.1e6, else 8).
 TimingOptions tensetTimingOptions(std::int64_t taskFlops);

@@ -129,6 +129,43 @@ TEST(MeasureTest, WithoutTheCheckAWrongKernelIsTimedAnyway) {
   expectMeasured(measurer.measureBuilt(task, handBuilt(task, handWrittenAddRelu(256, 0.01))));
 }
 
+TEST(MeasureTest, AScreeningRunIsTheMeasurementOnlyForALongHopelessCandidate) {
+  // 50 ms against a best of 1 ms, factor 3: hopeless, and long enough to be a measurement.
+  EXPECT_TRUE(screeningRunIsTheMeasurement(0.050, 0.001, 3, 0.010));
+  // Within the factor of the best: timed in full.
+  EXPECT_FALSE(screeningRunIsTheMeasurement(0.050, 0.020, 3, 0.010));
+  // Hopeless but shorter than kWarmUpIsAMeasurementSeconds: a first run of a short kernel is
+  // no measurement.
+  EXPECT_FALSE(screeningRunIsTheMeasurement(0.005, 0.0001, 3, 0));
+  // Hopeless but shorter than a repeat must last.
+  EXPECT_FALSE(screeningRunIsTheMeasurement(0.050, 0.001, 3, 0.100));
+  // Factor 0 times every candidate in full.
+  EXPECT_FALSE(screeningRunIsTheMeasurement(0.050, 0.001, 0, 0.010));
+}
+
+TEST(MeasureTest, TheScreeningRunChecksEveryCandidateOfTheBatch) {
+  // With the default factor each candidate of a batch runs once, checked, before any is timed:
+  // a wrong kernel and a crashing one are found there, and the others still get their costs
+  // (every repeat, or one where their timed warm-up came out over the factor).
+  const graph::Task task = addReluTask(8, 32);
+  MeasureOptions options = quickOptions();
+  ASSERT_GT(options.slowCandidateFactor, 0);
+  Measurer measurer(host(), options);
+  std::vector<MeasureInput> batch(4, {task, defaultSteps(task)});
+  batch[1].fault = InjectedFault::WrongResult;
+  batch[2].fault = InjectedFault::Crash;
+  const std::vector<MeasureResult> results = measurer.measure(batch);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[1].error, errors::kWrongResult) << results[1].errorDetail;
+  EXPECT_EQ(results[2].error, errors::kCrash) << results[2].errorDetail;
+  for (const std::size_t i : {0u, 3u}) {
+    ASSERT_TRUE(results[i].ok()) << results[i].error << ": " << results[i].errorDetail;
+    ASSERT_FALSE(results[i].costs.empty());
+    EXPECT_LE(results[i].costs.size(), 2u);
+    EXPECT_GT(results[i].meanCost(), 0.0);
+  }
+}
+
 TEST(MeasureTest, ACrashIsRecordedAndTheBatchGoesOn) {
   const graph::Task task = addReluTask(8, 32);
   Measurer measurer(host(), quickOptions());

@@ -109,8 +109,9 @@ int main(int argc, char** argv) {
                  "Runs per repeat are raised until a repeat lasts this long")
       ->capture_default_str();
   app.add_option("--slow-factor", slowFactor,
-                 "A candidate whose warm-up run takes over this many times its task's best cost "
-                 "so far is timed by one repeat instead of --repeat (0: never)")
+                 "Every candidate of a batch runs once first; one that takes over this many "
+                 "times its task's best cost (so far, or in its batch) is timed by one repeat "
+                 "instead of --repeat (0: never, and no first run)")
       ->capture_default_str();
   app.add_flag("--no-check", noCheck,
                "Time candidates without comparing their outputs with the reference (for tasks "
