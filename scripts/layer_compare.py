@@ -10,7 +10,9 @@ is summed per side as "other". Both runtimes run the same model file (clustune's
 --repeat runs of the sum of its nodes' times in a run. Nothing passes or fails.
 
   python3 scripts/layer_compare.py --model resnet50 [--log tune.jsonl] [--layout NCHW16c]
-      [--threads 2] [--repeat 20] [--bin build/bin] [--json rows.jsonl]
+      [--batch B] [--threads 2] [--repeat 20] [--bin build/bin] [--json rows.jsonl]
+
+--batch B sets axis 0 of every graph input to B on both sides (tune the log at that batch).
 """
 import argparse
 import collections
@@ -22,6 +24,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,19 +104,50 @@ def ort_signature(event):
     return ("other", op)
 
 
+def model_path(args):
+    return os.path.join(REPO, "models", args.model + ".onnx")
+
+
+def input_shapes(args):
+    """clustune's --input-shape flags that set axis 0 of every graph input to --batch."""
+    if args.batch is None:
+        return []
+    model = onnx.load(model_path(args), load_external_data=False)
+    weights = {tensor.name for tensor in model.graph.initializer}
+    flags = []
+    for value in model.graph.input:
+        if value.name in weights:
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else 0 for d in value.type.tensor_type.shape.dim]
+        flags.append(f"{value.name}=" + "x".join(str(d) for d in [args.batch] + dims[1:]))
+    return ["--input-shape", *flags] if flags else []
+
+
+def with_batch(path, batch):
+    """The model file at `path` with axis 0 of its graph inputs and outputs set to `batch`."""
+    model = onnx.load(path)
+    for value in list(model.graph.input) + list(model.graph.output):
+        dims = value.type.tensor_type.shape.dim
+        if dims:
+            dims[0].Clear()
+            dims[0].dim_value = batch
+    del model.graph.value_info[:]
+    onnx.save(model, path)
+
+
 def run_clustune(args, work):
     weights = os.path.join(work, "model.onnx")
-    command = [os.path.join(args.bin, "clustune-run"), os.path.join(REPO, "models", args.model + ".onnx"),
+    command = [os.path.join(args.bin, "clustune-run"), model_path(args),
                "--layout", args.layout, "--threads", str(args.threads), "--repeat", str(args.repeat),
-               "--per-task", "--json", "-q", "--save-weights", weights]
+               "--per-task", "--json", "-q", "--save-weights", weights, *input_shapes(args)]
     if args.log:
         command += ["--log", args.log]
     run = subprocess.run(command, capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"error: clustune-run failed: {run.stderr.strip()}")
     result = json.loads(run.stdout)
-    tasks = subprocess.run([os.path.join(args.bin, "clustune-partition"),
-                            os.path.join(REPO, "models", args.model + ".onnx"), "--layout", args.layout, "-q"],
+    tasks = subprocess.run([os.path.join(args.bin, "clustune-partition"), model_path(args),
+                            "--layout", args.layout, "-q", *input_shapes(args)],
                            check=True, capture_output=True, text=True).stdout
     by_key = {task["key"]: task for task in map(json.loads, tasks.splitlines())}
     rows = collections.defaultdict(float)
@@ -130,6 +164,8 @@ def run_ort(args, weights, work):
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.enable_profiling = True
     options.profile_file_prefix = os.path.join(work, "ort")
+    if args.batch is not None:
+        with_batch(weights, args.batch)
     session = ort.InferenceSession(weights, options, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     feed = {}
@@ -167,12 +203,16 @@ def main():
     parser.add_argument("--model", required=True, help="a model of models/, without .onnx")
     parser.add_argument("--log", help="a clustune-tune log: run with its best schedules")
     parser.add_argument("--layout", default="NCHW")
+    parser.add_argument("--batch", type=int, help="batch size of every graph input (axis 0)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--bin", default=os.path.join(REPO, "build", "bin"))
     parser.add_argument("--json", help="append one JSON object per row to this file")
     args = parser.parse_args()
-    if not os.path.exists(os.path.join(REPO, "models", args.model + ".onnx")):
+    if args.batch is not None and args.batch < 1:
+        print(f"error: --batch must be at least 1, not {args.batch}", file=sys.stderr)
+        return 1
+    if not os.path.exists(model_path(args)):
         print(f"error: no model models/{args.model}.onnx", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as work:
@@ -186,7 +226,7 @@ def main():
         print(f"{describe(signature):<44} {mine:12.3f} {other:9.3f} {ratio}")
         if args.json:
             with open(args.json, "a") as f:
-                f.write(json.dumps({"model": args.model, "layer": describe(signature),
+                f.write(json.dumps({"model": args.model, "batch": args.batch or 1, "layer": describe(signature),
                                     "clustune_ms": mine, "ort_ms": other}) + "\n")
     print(f"{'sum of rows':<44} {sum(ours.values()):12.3f} {sum(theirs.values()):9.3f}")
     print(f"{'whole model (median run)':<44} {our_wall:12.3f} {their_wall:9.3f} {our_wall / their_wall:6.2f}")

@@ -30,8 +30,9 @@ struct Tuner::TaskState {
   // Valid measured candidates, owned here so that Measurements and seeds can point at them.
   std::vector<std::unique_ptr<search::Candidate>> valid;
   std::vector<std::pair<double, const search::Candidate*>> fastest; // ascending, capped
-  std::vector<int> siblings;  // tasks whose schedules transfer to this one as they are
-  std::vector<int> relatives; // tasks whose schedules are adapted to this one's shapes
+  // Tasks (or donors) whose schedules transfer to this one as they are, and whose schedules are
+  // adapted to this one's shapes.
+  std::vector<const TaskState*> siblings, relatives;
   std::unordered_set<std::string> transferredTexts; // this run's measured transfers
 
   void addValid(std::unique_ptr<search::Candidate> candidate, double seconds, std::size_t cap) {
@@ -50,7 +51,8 @@ struct Tuner::TaskState {
 
 Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
              search::CostModel& model, search::SearchStrategy& strategy,
-             search::TaskScheduler& scheduler, Database& database, TuneOptions options)
+             search::TaskScheduler& scheduler, Database& database, TuneOptions options,
+             const std::vector<DonorTask>& donors)
     : measurer_(measurer), model_(model), strategy_(strategy), scheduler_(scheduler),
       database_(database), options_(std::move(options)) {
   assert(scheduler.taskCount() == tasks.size());
@@ -70,27 +72,78 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
     tasks_.push_back(std::move(state));
   }
   summary_.tasks = static_cast<int>(tasks_.size());
-  std::unordered_map<std::string, std::vector<int>> byTransferKey, byRelativeKey;
-  for (std::size_t t = 0; t < tasks_.size(); ++t) {
-    const te::Workload& workload = tasks_[t]->search.workload;
-    if (std::string key = search::transferKey(workload); !key.empty())
-      byTransferKey[key].push_back(static_cast<int>(t));
-    if (std::string key = search::relativeKey(workload); !key.empty())
-      byRelativeKey[key].push_back(static_cast<int>(t));
+  for (const DonorTask& donor : donors)
+    if (std::unique_ptr<TaskState> state = makeDonor(donor))
+      donors_.push_back(std::move(state));
+  summary_.donorTasks = static_cast<int>(donors_.size());
+  linkRelatives();
+}
+
+// A donor holds the fastest of its logged schedules that lower, as a tuned task holds its own.
+std::unique_ptr<Tuner::TaskState> Tuner::makeDonor(const DonorTask& donor) const {
+  auto state = std::make_unique<TaskState>();
+  try {
+    state->search = search::makeSearchTask(donor.task);
+  } catch (const Error& error) {
+    throw error.withContext({.task = donor.task.key});
   }
-  for (const auto& [key, group] : byTransferKey)
-    for (int t : group)
-      for (int sibling : group)
-        if (sibling != t)
-          tasks_[static_cast<std::size_t>(t)]->siblings.push_back(sibling);
-  for (const auto& [key, group] : byRelativeKey)
-    for (int t : group) {
-      TaskState& task = *tasks_[static_cast<std::size_t>(t)];
-      for (int relative : group)
-        if (relative != t &&
-            std::find(task.siblings.begin(), task.siblings.end(), relative) == task.siblings.end())
-          task.relatives.push_back(relative);
+  // Its default is skipped as an offer, as a tuned task's is (transferredCandidates).
+  state->defaultText = schedule::scheduleText(
+      options_.gpuDefaults
+          ? schedule::defaultGpuSchedule(state->search.workload, *options_.gpuDefaults)
+          : schedule::defaultSchedule(state->search.workload, options_.defaults));
+  std::vector<const measure::Record*> valid;
+  for (const measure::Record& record : donor.records)
+    if (record.ok())
+      valid.push_back(&record);
+  std::stable_sort(valid.begin(), valid.end(),
+                   [](const auto* a, const auto* b) { return a->meanCost() < b->meanCost(); });
+  // Offers stop after 4 tries per schedule wanted (transferredCandidates), so more are not read.
+  const std::size_t wanted =
+      static_cast<std::size_t>(4 * std::max(options_.transferSeeds, options_.relativeSeeds));
+  std::unordered_set<std::string> texts;
+  for (const measure::Record* record : valid) {
+    if (state->fastest.size() == wanted)
+      break;
+    std::optional<search::Candidate> candidate =
+        search::makeCandidate(state->search.workload, record->schedule);
+    if (!candidate || !texts.insert(candidate->text).second)
+      continue;
+    state->addValid(std::make_unique<search::Candidate>(std::move(*candidate)), record->meanCost(),
+                    wanted);
+  }
+  if (state->fastest.empty()) {
+    spdlog::warn("donor task {} ({}): no valid logged schedule lowers; it gives nothing",
+                 donor.task.key, donor.task.anchor);
+    return nullptr;
+  }
+  return state;
+}
+
+// Groups the tuned tasks and the donors by what their schedules share. Donors give, they never
+// receive: they are not tuned.
+void Tuner::linkRelatives() {
+  std::unordered_map<std::string, std::vector<const TaskState*>> byTransferKey, byRelativeKey;
+  for (const auto* group : {&tasks_, &donors_})
+    for (const auto& task : *group) {
+      const te::Workload& workload = task->search.workload;
+      if (std::string key = search::transferKey(workload); !key.empty())
+        byTransferKey[key].push_back(task.get());
+      if (std::string key = search::relativeKey(workload); !key.empty())
+        byRelativeKey[key].push_back(task.get());
     }
+  for (const auto& task : tasks_) {
+    const te::Workload& workload = task->search.workload;
+    if (std::string key = search::transferKey(workload); !key.empty())
+      for (const TaskState* sibling : byTransferKey[key])
+        if (sibling != task.get())
+          task->siblings.push_back(sibling);
+    if (std::string key = search::relativeKey(workload); !key.empty())
+      for (const TaskState* relative : byRelativeKey[key])
+        if (relative != task.get() && std::find(task->siblings.begin(), task->siblings.end(),
+                                                relative) == task->siblings.end())
+          task->relatives.push_back(relative);
+  }
 }
 
 Tuner::~Tuner() = default;
@@ -282,8 +335,7 @@ std::vector<search::Candidate> Tuner::transferredCandidates(int t) const {
   // Offers are ranked by their donor's seconds per FLOP, which compares relatives of other sizes.
   std::vector<std::pair<double, search::Candidate>> offers;
   std::unordered_set<std::string> offered;
-  auto offerFrom = [&](int d, bool sibling, int wanted) {
-    const TaskState& donorTask = *tasks_[static_cast<std::size_t>(d)];
+  auto offerFrom = [&](const TaskState& donorTask, bool sibling, int wanted) {
     const double flops =
         static_cast<double>(std::max<std::int64_t>(donorTask.search.task.flops, 1));
     // Lowering is the cost of an offer, so a donor whose schedules do not fit is given up on.
@@ -309,10 +361,10 @@ std::vector<search::Candidate> Tuner::transferredCandidates(int t) const {
       ++taken;
     }
   };
-  for (int s : task.siblings)
-    offerFrom(s, true, options_.transferSeeds);
-  for (int r : task.relatives)
-    offerFrom(r, false, options_.relativeSeeds);
+  for (const TaskState* sibling : task.siblings)
+    offerFrom(*sibling, true, options_.transferSeeds);
+  for (const TaskState* relative : task.relatives)
+    offerFrom(*relative, false, options_.relativeSeeds);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<search::Candidate> result;

@@ -8,14 +8,19 @@
 // swap one without touching the loop.
 //
 // A round also offers the strategy the fastest schedules of the task's siblings, tasks whose
-// reductions are the same computation (ScheduleTransfer.h).
+// reductions are the same computation, and of its relatives, the same reductions on other shapes
+// (ScheduleTransfer.h). Donor tasks, tuned in another run (the same model at another batch size,
+// another model), are siblings and relatives too: their logged schedules are offered, and they
+// are never tuned themselves.
 //
 // Rerunning on the same log resumes: the Database holds the earlier trials and seconds, the
 // scheduler's state is rebuilt from the rounds recorded in the log, and the cost model learns
 // from the earlier measurements before the first new round.
 #pragma once
 
+#include "graph/Task.h"
 #include "measure/Measurer.h"
+#include "measure/Record.h"
 #include "schedule/DefaultGpuSchedule.h"
 #include "schedule/DefaultSchedule.h"
 #include "search/SearchStrategy.h"
@@ -53,6 +58,12 @@ struct TuneOptions {
   std::optional<schedule::GpuScheduleOptions> gpuDefaults = {};
 };
 
+// A task tuned in another run, with that run's records of it.
+struct DonorTask {
+  graph::Task task;
+  std::vector<measure::Record> records;
+};
+
 struct TuneSummary {
   int tasks = 0;
   int trials = 0;                    // tuning trials in the log, earlier runs included
@@ -70,16 +81,18 @@ struct TuneSummary {
   int exhaustedTasks = 0;
   int transferredTrials = 0;    // this run's candidates that were sibling tasks' schedules
   int transferredBestTasks = 0; // tasks whose fastest schedule is one transferred to them
+  int donorTasks = 0;           // donors with a valid schedule that lowers
   std::string stoppedBy = {};   // "trials", "time_budget" or "exhausted"
 };
 
 class Tuner {
 public:
   // `tasks` carry their weights (occurrences in the tuned models). Throws clustune::Error for
-  // a task that cannot be lowered.
+  // a task or a donor that cannot be lowered.
   Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
         search::CostModel& model, search::SearchStrategy& strategy,
-        search::TaskScheduler& scheduler, Database& database, TuneOptions options);
+        search::TaskScheduler& scheduler, Database& database, TuneOptions options,
+        const std::vector<DonorTask>& donors = {});
   ~Tuner();
 
   void addCallback(MeasureCallback& callback) { callbacks_.push_back(&callback); }
@@ -92,6 +105,8 @@ private:
     double search = 0, measure = 0, update = 0;
   };
 
+  std::unique_ptr<TaskState> makeDonor(const DonorTask& donor) const;
+  void linkRelatives();
   void resume();
   void measureDefaults();
   // One round; false when a budget is spent or no task has candidates left.
@@ -112,6 +127,7 @@ private:
   int roundSize(int t) const;
 
   std::vector<std::unique_ptr<TaskState>> tasks_;
+  std::vector<std::unique_ptr<TaskState>> donors_; // never scheduled: see DonorTask
   measure::Measurer& measurer_;
   search::CostModel& model_;
   search::SearchStrategy& strategy_;

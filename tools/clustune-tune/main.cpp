@@ -5,12 +5,14 @@
 //   clustune-tune MODEL.onnx... | --tasks tasks.jsonl -o tuning.jsonl [--trials N]
 //                 [--time-budget SEC] [--mode cluster|global|online|random] [--cost-model DIR]
 //                 [--no-update] [--update-share 0.1] [--per-round 64] [--no-transfer]
-//                 [--no-relative-transfer] [--scheduler gradient|round-robin] [--cache-flush]
+//                 [--no-relative-transfer] [--donor-tasks TASKS --donor-log LOG]
+//                 [--scheduler gradient|round-robin] [--cache-flush]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/Target.h"
 #include "graph/Partition.h"
 #include "graph/TaskFile.h"
 #include "measure/Measurer.h"
+#include "measure/RecordLog.h"
 #include "onnx/ModelTasks.h"
 #include "runtime/cuda/CudaDriver.h"
 #include "search/EvolutionarySearch.h"
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -64,6 +67,42 @@ std::vector<graph::Task> tasksOf(const std::vector<std::string>& modelPaths,
   return graph::mergeTasks(std::move(tasks));
 }
 
+// The donor tasks of --donor-tasks with their records in --donor-log. A donor without records
+// is left out; records of tasks that are not donors are ignored.
+std::vector<tune::DonorTask> donorsOf(const std::string& tasksPath, const std::string& logPath,
+                                      const std::string& target) {
+  std::map<std::string, std::vector<measure::Record>> byTask;
+  int otherTarget = 0;
+  std::string otherTargetName;
+  measure::readRecords(logPath, [&](measure::Record&& record, const ErrorContext&) {
+    if (record.target != target) {
+      ++otherTarget;
+      otherTargetName = record.target;
+    }
+    byTask[record.task].push_back(std::move(record));
+  });
+  if (otherTarget > 0)
+    spdlog::warn("{}: {} records were measured on '{}', not on this run's '{}'; they only rank "
+                 "the schedules offered, which are measured here",
+                 logPath, otherTarget, otherTargetName, target);
+  std::vector<tune::DonorTask> donors;
+  int withoutRecords = 0;
+  for (graph::Task& task : graph::readTaskFile(tasksPath)) {
+    auto records = byTask.find(task.key);
+    if (records == byTask.end()) {
+      ++withoutRecords;
+      continue;
+    }
+    donors.push_back({.task = std::move(task), .records = std::move(records->second)});
+  }
+  if (donors.empty())
+    throw Error(logPath + " has no record of a task of " + tasksPath +
+                ": were they tuned with the same --layout?");
+  spdlog::info("{} donor tasks from {} ({} without records)", donors.size(), logPath,
+               withoutRecords);
+  return donors;
+}
+
 nlohmann::ordered_json millisecondsOrNull(double seconds) {
   return seconds > 0 ? nlohmann::ordered_json(seconds * 1e3) : nlohmann::ordered_json();
 }
@@ -100,6 +139,7 @@ nlohmann::ordered_json summaryJson(const tune::TuneSummary& summary, const std::
   json["exhausted_tasks"] = summary.exhaustedTasks;
   json["transferred_trials"] = summary.transferredTrials;
   json["transferred_best_tasks"] = summary.transferredBestTasks;
+  json["donor_tasks"] = summary.donorTasks;
   json["stopped_by"] = summary.stoppedBy;
   return json;
 }
@@ -111,6 +151,7 @@ int main(int argc, char** argv) {
                "measurements, appending each measured candidate to a tuning log."};
   CommonOptions common;
   std::vector<std::string> modelPaths, inputShapes;
+  std::string donorTasksPath, donorLogPath;
   std::string tasksPath, outputPath, curvePath, costModelPath, targetName = "host", layout = "NCHW";
   std::string modeName = "cluster", schedulerName = "gradient";
   std::optional<std::int64_t> batch;
@@ -157,6 +198,11 @@ int main(int argc, char** argv) {
   app.add_flag("--no-relative-transfer", noRelativeTransfer,
                "Transfer from sibling tasks only, not from relatives (reductions of the same "
                "kind on other shapes, whose schedules are adapted to the task's extents)");
+  app.add_option("--donor-tasks", donorTasksPath,
+                 "Tasks tuned in another run (a tasks.jsonl, such as the same model at batch 1), "
+                 "whose fastest schedules in --donor-log are offered to this run's sibling and "
+                 "relative tasks; donors are not tuned");
+  app.add_option("--donor-log", donorLogPath, "The tuning log of the --donor-tasks");
   app.add_option("--scheduler", schedulerName, "Task scheduler: gradient or round-robin")
       ->capture_default_str();
   app.add_option("--population", evolution.population, "Evolutionary search population")
@@ -229,6 +275,10 @@ int main(int argc, char** argv) {
       throw Error("--no-update keeps a pretrained model fixed; --mode " + modeName + " has none");
     if (!costModelPath.empty() && (mode == Mode::Online || mode == Mode::Random))
       throw Error("--cost-model is for --mode cluster or global, not " + modeName);
+    if (donorTasksPath.empty() != donorLogPath.empty())
+      throw Error("--donor-tasks and --donor-log go together: the donors and their tuning log");
+    if (!donorLogPath.empty() && noTransfer)
+      throw Error("--donor-log offers schedules to transfer, and --no-transfer turns transfer off");
     // Each is locked for appending; the second lock would report "another run" on this one.
     if (!curvePath.empty() && std::filesystem::weakly_canonical(curvePath) ==
                                   std::filesystem::weakly_canonical(outputPath))
@@ -300,6 +350,9 @@ int main(int argc, char** argv) {
     const std::string targetString = codegen::targetLabel(resolved, kernelThreads);
     // The log first: a run refused for its log (locked, corrupt) leaves no curve file behind.
     tune::Database database(outputPath, keys, targetString);
+    const std::vector<tune::DonorTask> donors =
+        donorLogPath.empty() ? std::vector<tune::DonorTask>{}
+                             : donorsOf(donorTasksPath, donorLogPath, targetString);
     std::optional<tune::CurveWriter> curve;
     if (!curvePath.empty())
       curve.emplace(curvePath);
@@ -318,7 +371,8 @@ int main(int argc, char** argv) {
          .gpuDefaults =
              resolved.gpu ? std::optional(schedule::GpuScheduleOptions{
                                 .threadsPerBlock = std::min(256, resolved.gpu->maxThreadsPerBlock)})
-                          : std::nullopt});
+                          : std::nullopt},
+        donors);
     tune::ProgressLogger progress;
     tuner.addCallback(progress);
     if (curve)
