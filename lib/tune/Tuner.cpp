@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <spdlog/spdlog.h>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,10 +65,7 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
       throw error.withContext({.task = task.key});
     }
     state->weight = static_cast<double>(std::max<std::int64_t>(task.totalWeight(), 1));
-    state->defaultSteps =
-        options_.gpuDefaults
-            ? schedule::defaultGpuSchedule(state->search.workload, *options_.gpuDefaults)
-            : schedule::defaultSchedule(state->search.workload, options_.defaults);
+    state->defaultSteps = defaultSchedule(state->search.workload);
     state->defaultText = schedule::scheduleText(state->defaultSteps);
     tasks_.push_back(std::move(state));
   }
@@ -79,6 +77,11 @@ Tuner::Tuner(const std::vector<graph::Task>& tasks, measure::Measurer& measurer,
   linkRelatives();
 }
 
+std::vector<schedule::Step> Tuner::defaultSchedule(const te::Workload& workload) const {
+  return options_.gpuDefaults ? schedule::defaultGpuSchedule(workload, *options_.gpuDefaults)
+                              : schedule::defaultSchedule(workload, options_.defaults);
+}
+
 // A donor holds the fastest of its logged schedules that lower, as a tuned task holds its own.
 std::unique_ptr<Tuner::TaskState> Tuner::makeDonor(const DonorTask& donor) const {
   auto state = std::make_unique<TaskState>();
@@ -88,10 +91,7 @@ std::unique_ptr<Tuner::TaskState> Tuner::makeDonor(const DonorTask& donor) const
     throw error.withContext({.task = donor.task.key});
   }
   // Its default is skipped as an offer, as a tuned task's is (transferredCandidates).
-  state->defaultText = schedule::scheduleText(
-      options_.gpuDefaults
-          ? schedule::defaultGpuSchedule(state->search.workload, *options_.gpuDefaults)
-          : schedule::defaultSchedule(state->search.workload, options_.defaults));
+  state->defaultText = schedule::scheduleText(defaultSchedule(state->search.workload));
   std::vector<const measure::Record*> valid;
   for (const measure::Record& record : donor.records)
     if (record.ok())
@@ -123,26 +123,30 @@ std::unique_ptr<Tuner::TaskState> Tuner::makeDonor(const DonorTask& donor) const
 // Groups the tuned tasks and the donors by what their schedules share. Donors give, they never
 // receive: they are not tuned.
 void Tuner::linkRelatives() {
+  // Each task's keys, computed once: tuned tasks first, then donors.
+  std::vector<std::tuple<TaskState*, std::string, std::string>> keyed;
   std::unordered_map<std::string, std::vector<const TaskState*>> byTransferKey, byRelativeKey;
   for (const auto* group : {&tasks_, &donors_})
     for (const auto& task : *group) {
       const te::Workload& workload = task->search.workload;
-      if (std::string key = search::transferKey(workload); !key.empty())
-        byTransferKey[key].push_back(task.get());
-      if (std::string key = search::relativeKey(workload); !key.empty())
-        byRelativeKey[key].push_back(task.get());
+      auto& [state, transfer, relative] = keyed.emplace_back(
+          task.get(), search::transferKey(workload), search::relativeKey(workload));
+      if (!transfer.empty())
+        byTransferKey[transfer].push_back(state);
+      if (!relative.empty())
+        byRelativeKey[relative].push_back(state);
     }
-  for (const auto& task : tasks_) {
-    const te::Workload& workload = task->search.workload;
-    if (std::string key = search::transferKey(workload); !key.empty())
-      for (const TaskState* sibling : byTransferKey[key])
-        if (sibling != task.get())
+  keyed.resize(tasks_.size());
+  for (auto& [task, transfer, relative] : keyed) {
+    if (!transfer.empty())
+      for (const TaskState* sibling : byTransferKey[transfer])
+        if (sibling != task)
           task->siblings.push_back(sibling);
-    if (std::string key = search::relativeKey(workload); !key.empty())
-      for (const TaskState* relative : byRelativeKey[key])
-        if (relative != task.get() && std::find(task->siblings.begin(), task->siblings.end(),
-                                                relative) == task->siblings.end())
-          task->relatives.push_back(relative);
+    if (!relative.empty())
+      for (const TaskState* other : byRelativeKey[relative])
+        if (other != task &&
+            std::find(task->siblings.begin(), task->siblings.end(), other) == task->siblings.end())
+          task->relatives.push_back(other);
   }
 }
 

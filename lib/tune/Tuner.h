@@ -105,6 +105,7 @@ private:
     double search = 0, measure = 0, update = 0;
   };
 
+  std::vector<schedule::Step> defaultSchedule(const te::Workload& workload) const;
   std::unique_ptr<TaskState> makeDonor(const DonorTask& donor) const;
   void linkRelatives();
   void resume();
