@@ -11,6 +11,8 @@
 #          [--out experiments/bench] [--skip-depth] [--tune-batches] [--layout NCHW16c]
 # --tune-batches first tunes every model at every batch (--trials-per-task per distinct task,
 # one log per model and batch under OUT/tuning/), and adds their union as the compiler tuned.
+# A model's first batch in --batch is tuned first, and its tasks and log are the donors
+# (clustune-tune --donor-tasks/--donor-log) of its other batches.
 # --layout tunes and runs clustune's compilers (default and tuned, in both sweeps) in that
 # convolution layout (clustune-tune --layout; default@L and tuned@L:LOG in clustune-bench).
 # Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
@@ -81,16 +83,21 @@ if [ "$tune_batches" = 1 ]; then
   mkdir -p "$out/tuning"
   logs=()
   for path in "${paths[@]}"; do
+    donors=()
     for b in ${batch//,/ }; do
-      log="$out/tuning/$(basename "$path" .onnx)-b$b$suffix.jsonl"
+      name="$out/tuning/$(basename "$path" .onnx)-b$b$suffix"
+      log="$name.jsonl"
       logs+=("$log")
-      [ -s "$log" ] && continue
       mapfile -t shapes < <(batch_shapes "$path" "$b")
-      tasks=$("$bin/clustune-partition" "$path" --input-shape "${shapes[@]}" --layout "$layout" -q |
-        wc -l)
-      echo "tuning $path at batch $b: $tasks tasks x $per_task trials" >&2
-      "$bin/clustune-tune" "$path" --input-shape "${shapes[@]}" --trials $((tasks * per_task)) \
-        --layout "$layout" --threads "$threads" -q -o "$log" > /dev/null
+      "$bin/clustune-partition" "$path" --input-shape "${shapes[@]}" --layout "$layout" -q \
+        -o "$name.tasks.jsonl"
+      if [ ! -s "$log" ]; then
+        tasks=$(wc -l < "$name.tasks.jsonl")
+        echo "tuning $path at batch $b: $tasks tasks x $per_task trials" >&2
+        "$bin/clustune-tune" "$path" --input-shape "${shapes[@]}" --trials $((tasks * per_task)) \
+          --layout "$layout" --threads "$threads" "${donors[@]}" -q -o "$log" > /dev/null
+      fi
+      [ ${#donors[@]} -eq 0 ] && donors=(--donor-tasks "$name.tasks.jsonl" --donor-log "$log")
     done
   done
   cat "${logs[@]}" > "$out/batch.tuning.jsonl"
