@@ -137,9 +137,10 @@ def with_batch(path, batch):
 
 def run_clustune(args, work):
     weights = os.path.join(work, "model.onnx")
+    shapes = input_shapes(args)
     command = [os.path.join(args.bin, "clustune-run"), model_path(args),
                "--layout", args.layout, "--threads", str(args.threads), "--repeat", str(args.repeat),
-               "--per-task", "--json", "-q", "--save-weights", weights, *input_shapes(args)]
+               "--per-task", "--json", "-q", "--save-weights", weights, *shapes]
     if args.log:
         command += ["--log", args.log]
     run = subprocess.run(command, capture_output=True, text=True)
@@ -147,7 +148,7 @@ def run_clustune(args, work):
         raise SystemExit(f"error: clustune-run failed: {run.stderr.strip()}")
     result = json.loads(run.stdout)
     tasks = subprocess.run([os.path.join(args.bin, "clustune-partition"), model_path(args),
-                            "--layout", args.layout, "-q", *input_shapes(args)],
+                            "--layout", args.layout, "-q", *shapes],
                            check=True, capture_output=True, text=True).stdout
     by_key = {task["key"]: task for task in map(json.loads, tasks.splitlines())}
     rows = collections.defaultdict(float)

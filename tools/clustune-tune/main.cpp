@@ -71,15 +71,22 @@ std::vector<graph::Task> tasksOf(const std::vector<std::string>& modelPaths,
 // is left out; records of tasks that are not donors are ignored.
 std::vector<tune::DonorTask> donorsOf(const std::string& tasksPath, const std::string& logPath,
                                       const std::string& target) {
+  // The log may hold many other tasks' records: only the donors' are kept.
   std::map<std::string, std::vector<measure::Record>> byTask;
+  std::vector<graph::Task> tasks = graph::readTaskFile(tasksPath);
+  for (const graph::Task& task : tasks)
+    byTask[task.key];
   int otherTarget = 0;
   std::string otherTargetName;
   measure::readRecords(logPath, [&](measure::Record&& record, const ErrorContext&) {
+    auto records = byTask.find(record.task);
+    if (records == byTask.end())
+      return;
     if (record.target != target) {
       ++otherTarget;
       otherTargetName = record.target;
     }
-    byTask[record.task].push_back(std::move(record));
+    records->second.push_back(std::move(record));
   });
   if (otherTarget > 0)
     spdlog::warn("{}: {} records were measured on '{}', not on this run's '{}'; they only rank "
@@ -87,13 +94,13 @@ std::vector<tune::DonorTask> donorsOf(const std::string& tasksPath, const std::s
                  logPath, otherTarget, otherTargetName, target);
   std::vector<tune::DonorTask> donors;
   int withoutRecords = 0;
-  for (graph::Task& task : graph::readTaskFile(tasksPath)) {
-    auto records = byTask.find(task.key);
-    if (records == byTask.end()) {
+  for (graph::Task& task : tasks) {
+    std::vector<measure::Record>& records = byTask[task.key];
+    if (records.empty()) {
       ++withoutRecords;
       continue;
     }
-    donors.push_back({.task = std::move(task), .records = std::move(records->second)});
+    donors.push_back({.task = std::move(task), .records = std::move(records)});
   }
   if (donors.empty())
     throw Error(logPath + " has no record of a task of " + tasksPath +
