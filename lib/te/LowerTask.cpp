@@ -45,6 +45,8 @@ const OperatorRegistry& operatorRegistry() {
     OperatorRegistry all;
     registerElementwiseOperators(all);
     registerLayoutOperators(all);
+    registerIndexingOperators(all);
+    registerResizeOperators(all);
     registerReductionOperators(all);
     registerConvolutionOperators(all);
     registerConvTransposeOperators(all);

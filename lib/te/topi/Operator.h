@@ -1,8 +1,8 @@
 // The interface between task lowering (te/LowerTask.h) and the per-operator lowerings in
 // te/topi/ (TVM's "topi"): each ONNX operator has a function that builds the compute stages of
 // one task node from the tensors of its operands. Operator families live in one file each
-// (Elementwise, Layout, Reduction, Convolution, MatMul, Pooling, Generator, BlockedLayout) and
-// register themselves in operatorRegistry.
+// (Elementwise, Layout, Indexing, Resize, Reduction, Convolution, ConvTranspose, MatMul, Pooling,
+// Generator, BlockedLayout) and register themselves in operatorRegistry.
 #pragma once
 
 #include "graph/Task.h"
@@ -38,6 +38,8 @@ using OperatorRegistry = std::map<std::string, OperatorLowering>;
 
 void registerElementwiseOperators(OperatorRegistry& registry);
 void registerLayoutOperators(OperatorRegistry& registry);
+void registerIndexingOperators(OperatorRegistry& registry);
+void registerResizeOperators(OperatorRegistry& registry);
 void registerReductionOperators(OperatorRegistry& registry);
 void registerConvolutionOperators(OperatorRegistry& registry);
 void registerConvTransposeOperators(OperatorRegistry& registry);
