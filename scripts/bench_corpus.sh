@@ -8,13 +8,15 @@
 # Usage: scripts/bench_corpus.sh [--models resnet18,mobilenet_v2,bert-tiny,dcgan]
 #          [--batch 1,2,4,8] [--depths 1,2,4,8] [--families resnet_basic,transformer]
 #          [--compilers default,ort,torch] [--trials-per-task 64] [--threads N] [--repeat R]
-#          [--out experiments/bench] [--skip-depth] [--tune-batches] [--layout NCHW16c]
+#          [--out experiments/bench] [--skip-depth] [--tune-batches] [--layout NCHW16c] [--seed S]
 # --tune-batches first tunes every model at every batch (--trials-per-task per distinct task,
-# one log per model and batch under OUT/tuning/), and adds their union as the compiler tuned.
+# one log and its clustune-tune summary per model and batch under OUT/tuning/), and adds their
+# union as the compiler tuned.
 # A model's first batch in --batch is tuned first, and its tasks and log are the donors
 # (clustune-tune --donor-tasks/--donor-log) of its other batches.
 # --layout tunes and runs clustune's compilers (default and tuned, in both sweeps) in that
 # convolution layout (clustune-tune --layout; default@L and tuned@L:LOG in clustune-bench).
+# --seed is clustune-tune's, for every tuning run (default 0).
 # Writes OUT/batch.jsonl, OUT/batch-metrics.json, OUT/depth.jsonl, OUT/depth-metrics.json and
 # the PNG files OUT/batch-*.png, OUT/depth-depth.png.
 set -euo pipefail
@@ -32,6 +34,7 @@ out=experiments/bench
 skip_depth=0
 tune_batches=0
 layout=NCHW
+seed=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models=$2; shift 2 ;;
@@ -46,7 +49,8 @@ while [ $# -gt 0 ]; do
     --skip-depth) skip_depth=1; shift ;;
     --tune-batches) tune_batches=1; shift ;;
     --layout) layout=$2; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    --seed) seed=$2; shift 2 ;;
+    -h|--help) sed -n 2,21p "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
@@ -95,7 +99,7 @@ if [ "$tune_batches" = 1 ]; then
         tasks=$(wc -l < "$name.tasks.jsonl")
         echo "tuning $path at batch $b: $tasks tasks x $per_task trials" >&2
         "$bin/clustune-tune" "$path" --input-shape "${shapes[@]}" --trials $((tasks * per_task)) \
-          --layout "$layout" --threads "$threads" "${donors[@]}" -q -o "$log" > /dev/null
+          --layout "$layout" --threads "$threads" --seed "$seed" "${donors[@]}" -q -o "$log" > "$name.summary.json"
       fi
       [ ${#donors[@]} -eq 0 ] && donors=(--donor-tasks "$name.tasks.jsonl" --donor-log "$log")
     done
@@ -126,7 +130,7 @@ for family in ${families//,/ }; do
     tasks=$("$bin/clustune-partition" "$out/blocks/${family}_d${shallowest}.onnx" \
       --layout "$layout" -q | wc -l)
     "$bin/clustune-tune" "$out/blocks/${family}_d${shallowest}.onnx" --trials $((tasks * per_task)) \
-      --layout "$layout" --threads "$threads" -q -o "$log" > /dev/null
+      --layout "$layout" --threads "$threads" --seed "$seed" -q -o "$log" > /dev/null
   fi
   family_paths=()
   for depth in ${depths//,/ }; do family_paths+=("$out/blocks/${family}_d${depth}.onnx"); done
