@@ -14,7 +14,7 @@ packages=(
   llvm-19-dev llvm-19-tools libzstd-dev libedit-dev libffi-dev libxml2-dev zlib1g-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libeigen3-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev
+  libjemalloc-dev libgtest-dev libgmock-dev
   python3 jq
 )
 
