@@ -46,9 +46,10 @@ struct EvolutionReport {
   int randomlyPicked = 0; // of proposed, the ε-greedy share
   int transferred = 0;    // of proposed, schedules transferred from sibling tasks
   double seconds = 0;
-  double sampleSeconds = 0; // drawing and lowering the initial population
-  double scoreSeconds = 0;  // the cost model's predictions (features included)
-  double mutateSeconds = 0; // drawing, mutating and lowering the next generations
+  double sampleSeconds = 0;  // drawing and lowering the initial population
+  double scoreSeconds = 0;   // the cost model's predictions (features included)
+  double mutateSeconds = 0;  // drawing, mutating and lowering the next generations
+  double releaseSeconds = 0; // freeing replaced generations and the sampled population
 };
 
 class EvolutionarySearch final : public SearchStrategy {
