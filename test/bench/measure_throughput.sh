@@ -11,6 +11,7 @@
 # BINDIR holds clustune-measure and clustune-worker (a build's bin/, or a copy of an older one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source test/bench/side_by_side.sh
 
 rounds=2 per_task=16 model=resnet50 out=experiments/throughput
 builds=()
@@ -29,15 +30,9 @@ done
 mkdir -p "$out"
 first_bin=${builds[0]#*=}
 "$first_bin/clustune-partition" "models/$model.onnx" -o "$out/$model.tasks.jsonl" -q
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
-  "$(llc-19 --version 2>/dev/null | grep 'Host CPU' | sed 's/^ *//')"
+machine_line
 for round in $(seq 1 "$rounds"); do
-  # Even rounds reverse the order: on a VM the build measured first in a pair can run faster.
-  order=("${builds[@]}")
-  if ((round % 2 == 0)); then
-    order=()
-    for ((i = ${#builds[@]} - 1; i >= 0; i--)); do order+=("${builds[i]}"); done
-  fi
+  mapfile -t order < <(round_order "$round" "${builds[@]}")
   for build in "${order[@]}"; do
     label=${build%%=*} bin=${build#*=}
     records="$out/$label-$round.jsonl"

@@ -12,6 +12,7 @@
 # of an older one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source test/bench/side_by_side.sh
 
 rounds=2 per_task=16 models=dcgan,bert-tiny layout=NCHW16c seed=0 out=experiments/tune-throughput
 builds=()
@@ -35,14 +36,9 @@ for model in "${model_list[@]}"; do
 done
 mkdir -p "$out"
 first_bin=${builds[0]#*=}
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
-  "$(llc-19 --version 2>/dev/null | grep 'Host CPU' | sed 's/^ *//')"
+machine_line
 for round in $(seq 1 "$rounds"); do
-  order=("${builds[@]}")
-  if ((round % 2 == 0)); then
-    order=()
-    for ((i = ${#builds[@]} - 1; i >= 0; i--)); do order+=("${builds[i]}"); done
-  fi
+  mapfile -t order < <(round_order "$round" "${builds[@]}")
   for model in "${model_list[@]}"; do
     tasks=$("$first_bin/clustune-partition" "models/$model.onnx" -q | wc -l)
     for build in "${order[@]}"; do

@@ -10,6 +10,7 @@
 # BINDIR holds clustune-partition, clustune-measure and clustune-worker.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source test/bench/side_by_side.sh
 
 rounds=2 per_task=32 models="bert-base dcgan" out=experiments/vector-math
 builds=()
@@ -45,14 +46,9 @@ for line in open(sys.argv[1]):
         print(f"task {task['key']} {task.get('anchor')} {task.get('flops')} FLOPs: {' '.join(ops)}")
 open(sys.argv[2], "w").writelines(kept)
 EOF
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores;" \
-  "$(llc-19 --version 2>/dev/null | grep 'Host CPU' | sed 's/^ *//')"
+machine_line
 for round in $(seq 1 "$rounds"); do
-  order=("${builds[@]}")
-  if ((round % 2 == 0)); then
-    order=()
-    for ((i = ${#builds[@]} - 1; i >= 0; i--)); do order+=("${builds[i]}"); done
-  fi
+  mapfile -t order < <(round_order "$round" "${builds[@]}")
   for build in "${order[@]}"; do
     label=${build%%=*} bin=${build#*=}
     records="$out/$label-$round.jsonl"
