@@ -76,7 +76,19 @@ AffineForm constantForm(std::int64_t value) {
   return form;
 }
 
-AffineForm toAffine(const Expr& expr) {
+void RecentForms::remember(Expr expr, AffineForm form) {
+  entries_[next_] = {std::move(expr), std::move(form)};
+  next_ = (next_ + 1) % kCapacity;
+}
+
+const AffineForm* RecentForms::find(const ExprNode* node) const {
+  for (const Entry& entry : entries_)
+    if (entry.expr.get() == node)
+      return &entry.form;
+  return nullptr;
+}
+
+AffineForm toAffine(const Expr& expr, const RecentForms* recent) {
   const bool integer = expr->dtype != DataType::Bool && !graph::isFloatingPoint(expr->dtype);
   if (integer) {
     switch (expr->kind) {
@@ -84,19 +96,19 @@ AffineForm toAffine(const Expr& expr) {
       return constantForm(expr->intValue);
     // Built in place rather than with + and -, which copy: this runs for every integer node
     // that simplification visits.
-    case ExprKind::Add: {
-      AffineForm form = toAffine(expr->operands[0]);
-      form.addScaled(toAffine(expr->operands[1]), 1);
-      return form;
-    }
+    case ExprKind::Add:
     case ExprKind::Sub: {
-      AffineForm form = toAffine(expr->operands[0]);
-      form.addScaled(toAffine(expr->operands[1]), -1);
+      if (const AffineForm* known = recent ? recent->find(expr.get()) : nullptr)
+        return *known;
+      AffineForm form = toAffine(expr->operands[0], recent);
+      form.addScaled(toAffine(expr->operands[1], recent), expr->kind == ExprKind::Add ? 1 : -1);
       return form;
     }
     case ExprKind::Mul: {
-      AffineForm left = toAffine(expr->operands[0]);
-      AffineForm right = toAffine(expr->operands[1]);
+      if (const AffineForm* known = recent ? recent->find(expr.get()) : nullptr)
+        return *known;
+      AffineForm left = toAffine(expr->operands[0], recent);
+      AffineForm right = toAffine(expr->operands[1], recent);
       if (right.isConstant())
         return left.scaleInPlace(right.constant);
       if (left.isConstant())
@@ -112,15 +124,19 @@ AffineForm toAffine(const Expr& expr) {
   return form;
 }
 
-Expr fromAffine(const AffineForm& form, DataType dtype) {
+AffineForm inRebuiltOrder(AffineForm form) {
   // A positive term leads, so that "j - i" is not printed as "(0 - i) + j".
-  std::vector<AffineTerm> terms = form.terms;
-  auto positive = std::find_if(terms.begin(), terms.end(),
+  auto positive = std::find_if(form.terms.begin(), form.terms.end(),
                                [](const AffineTerm& term) { return term.coefficient > 0; });
-  if (positive != terms.end())
-    std::rotate(terms.begin(), positive, positive + 1);
+  if (positive != form.terms.end())
+    std::rotate(form.terms.begin(), positive, positive + 1);
+  return form;
+}
+
+Expr fromAffine(const AffineForm& form, DataType dtype) {
+  const AffineForm ordered = inRebuiltOrder(form);
   Expr result;
-  for (const AffineTerm& term : terms) {
+  for (const AffineTerm& term : ordered.terms) {
     const std::int64_t magnitude = term.coefficient < 0 ? -term.coefficient : term.coefficient;
     Expr scaled = magnitude == 1 ? term.atom : term.atom * intImm(magnitude, dtype);
     if (!result)

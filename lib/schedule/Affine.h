@@ -35,8 +35,31 @@ struct AffineForm {
   AffineForm operator+(const AffineForm& other) const;
 };
 
-// Decomposes an integer expression; non-integer expressions are a single atom.
-AffineForm toAffine(const te::Expr& expr);
+// The forms of the last few sums that a bottom-up rewrite produced. A parent's decomposition
+// reaches its operands right after they were rewritten; taking their forms from here spares
+// walking each operand's subtree again at every level, which made simplifying a chain of sums
+// quadratic in its depth.
+class RecentForms {
+public:
+  // `form` must be what toAffine(expr) gives.
+  void remember(te::Expr expr, AffineForm form);
+  const AffineForm* find(const te::ExprNode* node) const;
+
+private:
+  struct Entry {
+    te::Expr expr; // held, so that no other node takes its address while it is remembered
+    AffineForm form;
+  };
+  static constexpr std::size_t kCapacity = 8;
+  Entry entries_[kCapacity];
+  std::size_t next_ = 0;
+};
+
+// Decomposes an integer expression; non-integer expressions are a single atom. With `recent`,
+// subexpressions found there are not decomposed again.
+AffineForm toAffine(const te::Expr& expr, const RecentForms* recent = nullptr);
+// The terms in the order that toAffine(fromAffine(form)) gives: the first positive term leads.
+AffineForm inRebuiltOrder(AffineForm form);
 // Rebuilds "a*c1 + b*c2 - d + k" in term order.
 te::Expr fromAffine(const AffineForm& form, graph::DataType dtype = graph::DataType::Int64);
 AffineForm constantForm(std::int64_t value);

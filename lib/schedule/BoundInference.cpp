@@ -208,9 +208,8 @@ private:
     return form.constant;
   }
 
+  // Called only on load-free indices (range() checks) and their parts.
   std::optional<SymbolicRange> symbolicRange(const Expr& expr) const {
-    if (containsLoad(expr))
-      return std::nullopt;
     if (allVariables(expr, [&](const VarNode* var) { return !isRelaxed(var); }))
       return SymbolicRange{toAffine(expr), 1};
     switch (expr->kind) {

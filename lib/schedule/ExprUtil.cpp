@@ -10,42 +10,81 @@ namespace clustune::schedule {
 
 using namespace te;
 
-Expr withOperands(const Expr& expr, std::vector<Expr> operands) {
+Expr withOperands(const Expr& expr, std::span<Expr> operands) {
   bool changed = false;
   for (std::size_t i = 0; i < operands.size(); ++i)
     changed = changed || operands[i].get() != expr->operands[i].get();
   if (!changed)
     return expr;
+  const auto moved = [&] {
+    return std::vector<Expr>(std::make_move_iterator(operands.begin()),
+                             std::make_move_iterator(operands.end()));
+  };
   switch (expr->kind) {
   case ExprKind::IntImm:
   case ExprKind::FloatImm:
   case ExprKind::Variable:
     return expr;
   case ExprKind::Not:
-    return logicalNot(operands[0]);
+    return logicalNot(std::move(operands[0]));
   case ExprKind::Select:
-    return select(operands[0], operands[1], operands[2]);
+    return select(std::move(operands[0]), std::move(operands[1]), std::move(operands[2]));
   case ExprKind::Cast:
-    return cast(expr->dtype, operands[0]);
+    return cast(expr->dtype, std::move(operands[0]));
   case ExprKind::Call:
-    return call(expr->function, std::move(operands));
+    return call(expr->function, moved());
   case ExprKind::Load:
-    return load(expr->tensor, std::move(operands));
+    return load(expr->tensor, moved());
   case ExprKind::Reduce:
-    return reduce(expr->reducer, operands[0], expr->reduceAxes);
+    return reduce(expr->reducer, std::move(operands[0]), expr->reduceAxes);
   case ExprKind::BufferLoad:
-    return bufferLoad(expr->buffer, operands[0]);
+    return bufferLoad(expr->buffer, std::move(operands[0]));
   default:
     assert(operands.size() == 2);
-    return binary(expr->kind, operands[0], operands[1]);
+    return binary(expr->kind, std::move(operands[0]), std::move(operands[1]));
   }
 }
 
 namespace {
 
+// The rewritten forms of the shared nodes of one expression. An index has a handful of them, so a
+// linear search beats a hash map, whose inserts allocated and rehashed; large expressions (an
+// inlined chain of elementwise stages) move to a hash map.
+class SharedNodeMemo {
+public:
+  const Expr* find(const ExprNode* node) const {
+    if (!spilled_.empty()) {
+      const auto found = spilled_.find(node);
+      return found == spilled_.end() ? nullptr : &found->second;
+    }
+    for (const auto& [key, value] : small_)
+      if (key == node)
+        return &value;
+    return nullptr;
+  }
+
+  void insert(const ExprNode* node, Expr value) {
+    if (spilled_.empty() && small_.size() < kSmall) {
+      small_.emplace_back(node, std::move(value));
+      return;
+    }
+    if (spilled_.empty()) {
+      for (auto& [key, kept] : small_)
+        spilled_.emplace(key, std::move(kept));
+      small_.clear();
+    }
+    spilled_.emplace(node, std::move(value));
+  }
+
+private:
+  static constexpr std::size_t kSmall = 32;
+  std::vector<std::pair<const ExprNode*, Expr>> small_;
+  std::unordered_map<const ExprNode*, Expr> spilled_;
+};
+
 // Only a node held more than once can be reached twice, so only those are memoised: most index
-// arithmetic is a tree, and a hash map insert per node cost more than the rewrite itself. Leaves
-// are not memoised either: their rule is cheap and gives an equal result again.
+// arithmetic is a tree, and a memo entry per node cost more than the rewrite itself. Leaves are
+// not memoised either: their rule is cheap and gives an equal result again.
 class BottomUpRewriter {
 public:
   explicit BottomUpRewriter(const std::function<Expr(const Expr&)>& rule) : rule_(rule) {}
@@ -54,14 +93,12 @@ public:
     if (node->operands.empty())
       return rule_(node);
     const bool shared = node.use_count() > 1;
-    if (shared) {
-      const auto found = done_.find(node.get());
-      if (found != done_.end())
-        return found->second;
-    }
+    if (shared)
+      if (const Expr* done = done_.find(node.get()))
+        return *done;
     Expr result = rule_(withVisitedOperands(node));
     if (shared)
-      done_.emplace(node.get(), result);
+      done_.insert(node.get(), result);
     return result;
   }
 
@@ -76,7 +113,7 @@ private:
       operands.reserve(count);
       for (const Expr& operand : node->operands)
         operands.push_back(visit(operand));
-      return withOperands(node, std::move(operands));
+      return withOperands(node, operands);
     }
     std::array<Expr, kInline> visited;
     bool changed = false;
@@ -86,12 +123,11 @@ private:
     }
     if (!changed)
       return node;
-    return withOperands(node, std::vector<Expr>(std::make_move_iterator(visited.begin()),
-                                                std::make_move_iterator(visited.begin() + count)));
+    return withOperands(node, std::span(visited.data(), count));
   }
 
   const std::function<Expr(const Expr&)>& rule_;
-  std::unordered_map<const ExprNode*, Expr> done_;
+  SharedNodeMemo done_;
 };
 
 } // namespace
@@ -159,20 +195,24 @@ bool structurallyEqual(const Expr& left, const Expr& right) {
 
 namespace {
 
-// Visits each distinct node once; stops early when `visit` returns false.
-bool visitNodes(const Expr& expr, const std::function<bool(const Expr&)>& visit) {
+// Visits each distinct node once, depth first and operands in order; stops early when `visit`
+// returns false. As in BottomUpRewriter, only nodes held more than once can be reached twice, so
+// only those are remembered: these queries run on every index that bound inference looks at.
+template <class Visit>
+bool visitNodes(const Expr& expr, Visit&& visit) {
   std::unordered_set<const ExprNode*> seen;
-  std::function<bool(const Expr&)> walk = [&](const Expr& node) {
-    if (!seen.insert(node.get()).second)
-      return true;
+  std::vector<const Expr*> stack = {&expr};
+  while (!stack.empty()) {
+    const Expr& node = *stack.back();
+    stack.pop_back();
+    if (node.use_count() > 1 && !seen.insert(node.get()).second)
+      continue;
     if (!visit(node))
       return false;
-    for (const Expr& operand : node->operands)
-      if (!walk(operand))
-        return false;
-    return true;
-  };
-  return walk(expr);
+    for (auto operand = node->operands.rbegin(); operand != node->operands.rend(); ++operand)
+      stack.push_back(&*operand);
+  }
+  return true;
 }
 
 } // namespace

@@ -6,13 +6,14 @@
 #include "te/Expr.h"
 
 #include <functional>
+#include <span>
 #include <unordered_map>
 
 namespace clustune::schedule {
 
-// The same node with new operands, built through the te builders so that integer immediates
-// fold; returns `expr` itself when no operand changed.
-te::Expr withOperands(const te::Expr& expr, std::vector<te::Expr> operands);
+// The same node with new operands, moved out of `operands`, built through the te builders so
+// that integer immediates fold; returns `expr` itself when no operand changed.
+te::Expr withOperands(const te::Expr& expr, std::span<te::Expr> operands);
 
 // Rewrites bottom-up: operands first, then `rule` receives the node rebuilt on the rewritten
 // operands and returns its replacement (or the node). Each distinct node is rewritten once.

@@ -18,6 +18,12 @@ Expr boolImm(bool value) {
   return intImm(value ? 1 : 0, DataType::Bool);
 }
 
+bool isSum(const Expr& expr) {
+  return (expr->kind == ExprKind::Add || expr->kind == ExprKind::Sub ||
+          expr->kind == ExprKind::Mul) &&
+         isIntegerType(expr->dtype);
+}
+
 std::optional<bool> constantBool(const Expr& expr) {
   if (expr->kind != ExprKind::IntImm || expr->dtype != DataType::Bool)
     return std::nullopt;
@@ -42,8 +48,11 @@ public:
     case ExprKind::Sub:
     case ExprKind::Mul:
       if (isIntegerType(dtype)) {
-        const AffineForm form = recombineDivMod(toAffine(node));
-        return rebuildsAs(node, form, dtype) ? node : fromAffine(form, dtype);
+        AffineForm form = recombineDivMod(toAffine(node, &recent_));
+        Expr result = rebuildsAs(node, form, dtype) ? node : fromAffine(form, dtype);
+        if (isSum(result))
+          recent_.remember(result, inRebuiltOrder(std::move(form)));
+        return result;
       }
       return node;
     case ExprKind::FloorDiv:
@@ -137,7 +146,7 @@ private:
       return merged->kind == ExprKind::FloorDiv ? division(merged) : merged;
     }
     AffineForm quotient, remainder;
-    const AffineForm form = toAffine(dividend);
+    const AffineForm form = toAffine(dividend, &recent_);
     for (const AffineTerm& term : form.terms) {
       if (term.coefficient % c == 0)
         quotient.add(term.atom, term.coefficient / c);
@@ -146,7 +155,11 @@ private:
     }
     quotient.constant = floorDivide(form.constant, c);
     remainder.constant = floorModulo(form.constant, c);
-    const Expr rest = fromAffine(remainder, dtype);
+    const bool noQuotient = quotient.isConstant() && quotient.constant == 0;
+    // Most divisions are already in this form; keeping the node then spares rebuilding it and,
+    // since a new operand rebuilds its parent, every node above it.
+    const bool restIsDividend = rebuildsAs(dividend, remainder, dtype);
+    const Expr rest = restIsDividend ? dividend : fromAffine(remainder, dtype);
     if (auto range = bounds(rest)) {
       const std::int64_t low = floorDivide(range->min, c);
       if (low == floorDivide(range->max, c)) {
@@ -155,9 +168,11 @@ private:
         return fromAffine(remainder - constantForm(low * c), dtype);
       }
     }
+    if (restIsDividend && (!isDiv || noQuotient))
+      return node;
     if (!isDiv)
       return floorMod(rest, divisorExpr);
-    if (quotient.isConstant() && quotient.constant == 0)
+    if (noQuotient)
       return floorDiv(rest, divisorExpr);
     return fromAffine(quotient, dtype) + floorDiv(rest, divisorExpr);
   }
@@ -181,7 +196,8 @@ private:
   // Decides a comparison from the range of the difference of its sides.
   Expr comparison(const Expr& node) const {
     const DataType dtype = node->operands[0]->dtype;
-    const AffineForm difference = toAffine(node->operands[0]) - toAffine(node->operands[1]);
+    const AffineForm difference =
+        toAffine(node->operands[0], &recent_) - toAffine(node->operands[1], &recent_);
     auto range = bounds(fromAffine(difference, dtype));
     if (!range)
       return node;
@@ -229,6 +245,7 @@ private:
   }
 
   const VarExtents& extents_;
+  mutable RecentForms recent_;
 };
 
 bool isEmpty(const Stmt& stmt) {

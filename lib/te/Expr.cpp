@@ -4,6 +4,7 @@
 #include "te/Stmt.h"
 #include "te/Tensor.h"
 
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -141,6 +142,18 @@ Var makeVar(std::string name) {
 }
 
 Expr intImm(std::int64_t value, DataType dtype) {
+  // Lowering asks for the same small index constants and booleans hundreds of times per
+  // candidate, and the search lowers thousands of candidates a round: each thread shares one
+  // node per value instead of allocating it again. Per thread, so that two threads lowering at
+  // once do not contend for one reference count.
+  constexpr std::int64_t kLow = -16, kHigh = 256;
+  if ((dtype == DataType::Int64 || dtype == DataType::Bool) && value >= kLow && value < kHigh) {
+    thread_local std::array<Expr, kHigh - kLow> int64s, bools;
+    Expr& shared = (dtype == DataType::Int64 ? int64s : bools)[value - kLow];
+    if (!shared)
+      shared = makeNode({.kind = ExprKind::IntImm, .dtype = dtype, .intValue = value});
+    return shared;
+  }
   return makeNode({.kind = ExprKind::IntImm, .dtype = dtype, .intValue = value});
 }
 
@@ -157,7 +170,13 @@ Expr binary(ExprKind kind, Expr left, Expr right) {
   if (Expr folded = foldInteger(kind, left, right))
     return folded;
   const DataType dtype = isComparison(kind) ? DataType::Bool : left->dtype;
-  return makeNode({.kind = kind, .dtype = dtype, .operands = {std::move(left), std::move(right)}});
+  // Moved in rather than listed in braces: an initializer list copies its elements, and every
+  // copy of an Expr is an atomic reference count.
+  std::vector<Expr> operands;
+  operands.reserve(2);
+  operands.push_back(std::move(left));
+  operands.push_back(std::move(right));
+  return makeNode({.kind = kind, .dtype = dtype, .operands = std::move(operands)});
 }
 
 Expr select(Expr condition, Expr whenTrue, Expr whenFalse) {
