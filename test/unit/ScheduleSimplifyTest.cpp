@@ -1,7 +1,8 @@
 // The loop-nest simplifier (lib/schedule/Simplify.h) on hand-built expressions and statements:
 // affine regrouping, divisions by constants with known remainders, recombination of fused
 // loops, comparisons decided by loop ranges, guard removal, floats left untouched, loop ranges
-// scoped to their loops, and shared subexpressions rewritten once.
+// scoped to their loops, shared subexpressions rewritten once, and the affine forms that a
+// rewrite remembers instead of decomposing its operands again.
 #include "schedule/Affine.h"
 #include "schedule/ExprUtil.h"
 #include "schedule/Simplify.h"
@@ -15,6 +16,16 @@ namespace {
 
 Expr c(std::int64_t value) {
   return intImm(value);
+}
+
+bool sameForm(const AffineForm& left, const AffineForm& right) {
+  if (left.constant != right.constant || left.terms.size() != right.terms.size())
+    return false;
+  for (std::size_t i = 0; i < left.terms.size(); ++i)
+    if (left.terms[i].coefficient != right.terms[i].coefficient ||
+        !structurallyEqual(left.terms[i].atom, right.terms[i].atom))
+      return false;
+  return true;
 }
 
 struct Loops {
@@ -177,6 +188,33 @@ TEST(ScheduleAffine, RebuildsAsMatchesExactlyWhatFromAffineBuilds) {
   EXPECT_FALSE(rebuildsAs(l.A + l.A, toAffine(l.A + l.A)));
 }
 
+TEST(ScheduleAffine, InRebuiltOrderIsTheFormOfTheRebuiltExpression) {
+  Loops l;
+  for (const Expr& source : {l.B - l.A * c(3) + c(7), c(0) - l.A - l.B * c(2) - c(5),
+                             l.A * c(4) + l.B, floorDiv(l.F, c(5)) * c(30) - l.A * c(2)}) {
+    const AffineForm form = toAffine(source);
+    EXPECT_TRUE(sameForm(toAffine(fromAffine(form)), inRebuiltOrder(form))) << toString(source);
+  }
+}
+
+TEST(ScheduleAffine, RememberedFormsStandInForDecomposingAgain) {
+  Loops l;
+  const Expr inner = l.A * c(4) + l.B - c(2);
+  RecentForms recent;
+  recent.remember(inner, toAffine(inner));
+  for (const Expr& parent : {inner * c(3) + l.F, l.F - inner, (inner + c(2)) * c(16)}) {
+    EXPECT_TRUE(sameForm(toAffine(parent, &recent), toAffine(parent))) << toString(parent);
+  }
+  // A remembered form is what is used: the cache is consulted, not bypassed.
+  RecentForms wrong;
+  wrong.remember(inner, constantForm(5));
+  EXPECT_TRUE(sameForm(toAffine(inner + l.F, &wrong), toAffine(c(5) + l.F)));
+  // Only the last few are kept.
+  for (int i = 0; i < 8; ++i)
+    recent.remember(l.A + c(i + 1), toAffine(l.A + c(i + 1)));
+  EXPECT_EQ(recent.find(inner.get()), nullptr);
+}
+
 TEST(ScheduleSimplify, AnIndexAlreadyInSimplestFormIsKeptNotRebuilt) {
   Loops l;
   const Expr index = l.A * c(64) + l.B * c(4) + c(3);
@@ -184,6 +222,9 @@ TEST(ScheduleSimplify, AnIndexAlreadyInSimplestFormIsKeptNotRebuilt) {
   const Expr regrouped = l.A * c(64) + c(3) + l.B * c(4);
   EXPECT_NE(simplify(regrouped, {}).get(), regrouped.get());
   EXPECT_EQ(toString(simplify(regrouped, {})), toString(index));
+  // So are divisions whose dividend holds no multiple of the divisor, and what contains them.
+  const Expr divided = floorDiv(l.A * c(3) + l.B, c(4)) * c(8) + floorMod(l.F, c(7));
+  EXPECT_EQ(simplify(divided, {}).get(), divided.get());
 }
 
 } // namespace
