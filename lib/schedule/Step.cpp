@@ -5,9 +5,12 @@
 
 #include "support/Error.h"
 
+#include <cassert>
+#include <charconv>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace clustune::schedule {
 namespace {
@@ -321,8 +324,121 @@ std::vector<Step> stepsFromJson(const nlohmann::ordered_json& json) {
   return readSteps(json);
 }
 
+namespace {
+
+// Writes exactly what toJson(steps).dump() writes, without building the JSON document: the
+// search names every candidate it makes by this text, thousands a round, and the document's
+// nodes cost more than the text.
+class ScheduleTextWriter {
+public:
+  std::string take() { return std::move(text_); }
+
+  void steps(const std::vector<Step>& steps) {
+    text_ += '[';
+    for (const Step& step : steps) {
+      if (&step != steps.data())
+        text_ += ',';
+      this->step(step);
+    }
+    text_ += ']';
+  }
+
+private:
+  void step(const Step& step) {
+    text_ += "{\"step\":\"";
+    text_ += stepName(step);
+    text_ += '"';
+    field("stage", stepStage(step));
+    std::visit(
+        Overloaded{[&](const SplitStep& split) {
+                     field("iterator", split.iterator);
+                     field("factors", split.factors);
+                   },
+                   [&](const FuseStep& fuse) { field("iterators", fuse.iterators); },
+                   [&](const ReorderStep& reorder) { field("order", reorder.order); },
+                   [&](const AnnotationStep& annotate) {
+                     field("iterator", annotate.iterator);
+                     name("annotation", annotationName(annotate.annotation));
+                   },
+                   [&](const ComputeAtStep& computeAt) {
+                     field("target_stage", computeAt.targetStage);
+                     field("target_iterator", computeAt.targetIterator);
+                   },
+                   [](const ComputeInlineStep&) {}, [](const ComputeRootStep&) {},
+                   [&](const PragmaStep& pragma) {
+                     field("iterator", pragma.iterator);
+                     field("auto_unroll_max_step", pragma.autoUnrollMaxStep);
+                   },
+                   [&](const CacheWriteStep& cacheWrite) { field("scope", cacheWrite.scope); },
+                   [&](const CacheReadStep& cacheRead) {
+                     field("input", cacheRead.input);
+                     field("scope", cacheRead.scope);
+                     field("readers", cacheRead.readers);
+                   },
+                   [&](const RfactorStep& rfactor) {
+                     field("iterator", rfactor.iterator);
+                     field("factor_iterator_position", rfactor.factorIteratorPosition);
+                   }},
+        step);
+    text_ += '}';
+  }
+
+  void key(const char* name) {
+    text_ += ",\"";
+    text_ += name;
+    text_ += "\":";
+  }
+
+  template <class Integer>
+  void integer(Integer value) {
+    char digits[24];
+    const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
+    assert(error == std::errc());
+    text_.append(digits, end);
+  }
+
+  template <class Integer>
+  requires std::is_integral_v<Integer>
+  void field(const char* name, Integer value) {
+    key(name);
+    integer(value);
+  }
+
+  template <class Integer>
+  void field(const char* name, const std::vector<Integer>& values) {
+    key(name);
+    text_ += '[';
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (i > 0)
+        text_ += ',';
+      integer(values[i]);
+    }
+    text_ += ']';
+  }
+
+  // Names of our own (annotations) are identifiers: nothing to escape.
+  void name(const char* field, const char* identifier) {
+    key(field);
+    text_ += '"';
+    text_ += identifier;
+    text_ += '"';
+  }
+
+  // Scopes come from record files, so they take nlohmann's escaping.
+  void field(const char* name, const std::string& value) {
+    key(name);
+    text_ += nlohmann::ordered_json(value).dump();
+  }
+
+  std::string text_;
+};
+
+} // namespace
+
 std::string scheduleText(const std::vector<Step>& steps) {
-  return toJson(steps).dump();
+  ScheduleTextWriter writer;
+  writer.steps(steps);
+  return writer.take();
 }
 
 std::string toString(const Step& step) {

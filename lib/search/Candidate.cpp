@@ -14,7 +14,7 @@ std::optional<Candidate> makeCandidate(const te::Workload& workload,
     te::LoweredFunction function =
         schedule::lower(workload, schedule::replay(workload, steps), "candidate");
     std::string text = schedule::scheduleText(steps);
-    return Candidate{.steps = std::move(steps), .function = std::move(function), .text = text};
+    return Candidate{.steps = std::move(steps), .function = std::move(function), .text = std::move(text)};
   } catch (const Error&) {
     return std::nullopt;
   }

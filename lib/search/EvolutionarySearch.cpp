@@ -180,21 +180,23 @@ private:
                 population.size() - 1);
             const Individual& chosen = population[parent];
             Individual& child = next[static_cast<std::size_t>(slot)];
-            child = chosen;
-            if (rng.uniform() >= options_.mutationProbability)
-              continue;
-            ++tried;
-            const Sketch* sketch = chosen.sketch >= 0
-                                       ? &task_.sketches[static_cast<std::size_t>(chosen.sketch)]
-                                       : nullptr;
-            std::optional<Steps> steps =
-                mutate(task_.workload, sketch, chosen.candidate.steps, options_.weights, rng);
-            if (!steps)
-              continue;
-            if (std::optional<Candidate> mutated = makeCandidate(task_.workload, *steps)) {
-              child.candidate = std::move(*mutated);
-              ++valid;
+            // Most children are mutants: the parent is copied only when it is the child.
+            if (rng.uniform() < options_.mutationProbability) {
+              ++tried;
+              const Sketch* sketch =
+                  chosen.sketch >= 0 ? &task_.sketches[static_cast<std::size_t>(chosen.sketch)]
+                                     : nullptr;
+              std::optional<Steps> steps =
+                  mutate(task_.workload, sketch, chosen.candidate.steps, options_.weights, rng);
+              std::optional<Candidate> mutated =
+                  steps ? makeCandidate(task_.workload, std::move(*steps)) : std::nullopt;
+              if (mutated) {
+                child = {std::move(*mutated), chosen.sketch};
+                ++valid;
+                continue;
+              }
             }
+            child = chosen;
           }
         });
     report_.mutations += tried;

@@ -300,6 +300,20 @@ TEST(ScheduleStepJson, EveryStepRoundTripsThroughJsonText) {
   EXPECT_EQ(stepsFromJson(nlohmann::ordered_json::parse(toJson(steps).dump())), steps);
 }
 
+TEST(ScheduleStepJson, ScheduleTextIsTheJsonDump) {
+  std::vector<Step> steps = oneOfEach();
+  steps.push_back(CacheWriteStep{.stage = 2});
+  steps.push_back(CacheReadStep{.stage = -1, .input = 1, .scope = "global", .readers = {3, 4}});
+  steps.push_back(CacheWriteStep{.stage = 0, .scope = "quote\" back\\ tab\t \u00e9"});
+  steps.push_back(RfactorStep{.stage = 1, .iterator = 2, .factorIteratorPosition = 1});
+  steps.push_back(SplitStep{.stage = 0, .iterator = 1, .factors = {-1, INT64_MAX, INT64_MIN}});
+  steps.push_back(FuseStep{.stage = 0, .iterators = {}});
+  EXPECT_EQ(scheduleText(steps), toJson(steps).dump());
+  EXPECT_EQ(scheduleText({}), "[]");
+  for (const Step& step : steps)
+    EXPECT_EQ(scheduleText({step}), toJson(std::vector<Step>{step}).dump());
+}
+
 TEST(ScheduleStepJson, JsonFieldsHaveAFixedOrder) {
   EXPECT_EQ(toJson(Step{SplitStep{.stage = 2, .iterator = 0, .factors = {8, 4}}}).dump(),
             R"({"step":"split","stage":2,"iterator":0,"factors":[8,4]})");
