@@ -123,7 +123,57 @@ private:
     }
   }
 
+  // The common operations get a loop of their own, with the operation chosen once per node
+  // rather than at every point.
   void binary(te::ExprKind kind, std::size_t left, std::size_t right, std::size_t slot) {
+    using std::int64_t;
+    using te::ExprKind;
+    const auto never = [](int64_t, int64_t) { return false; };
+    const auto overflows = [](int64_t a, int64_t b) {
+      return b == 0 || (b == -1 && a == INT64_MIN);
+    };
+    switch (kind) {
+    case ExprKind::Add:
+      return each(left, right, slot, never, [](int64_t a, int64_t b) { return wrap(u(a) + u(b)); });
+    case ExprKind::Sub:
+      return each(left, right, slot, never, [](int64_t a, int64_t b) { return wrap(u(a) - u(b)); });
+    case ExprKind::Mul:
+      return each(left, right, slot, never, [](int64_t a, int64_t b) { return wrap(u(a) * u(b)); });
+    case ExprKind::FloorDiv:
+      return each(left, right, slot, overflows,
+                  [](int64_t a, int64_t b) { return floorDivide(a, b); });
+    case ExprKind::FloorMod:
+      return each(left, right, slot, overflows,
+                  [](int64_t a, int64_t b) { return a - floorDivide(a, b) * b; });
+    case ExprKind::Less:
+      return each(left, right, slot, never, [](int64_t a, int64_t b) -> int64_t { return a < b; });
+    case ExprKind::LessEqual:
+      return each(left, right, slot, never, [](int64_t a, int64_t b) -> int64_t { return a <= b; });
+    default:
+      return partial(kind, left, right, slot);
+    }
+  }
+
+  static std::uint64_t u(std::int64_t value) { return static_cast<std::uint64_t>(value); }
+
+  // Undefined where an operand is, or where `undefined` says the operation is.
+  template <class Undefined, class Operation>
+  void each(std::size_t left, std::size_t right, std::size_t slot, Undefined undefined,
+            Operation operation) {
+    const std::int64_t* a = values_.data() + left;
+    const std::int64_t* b = values_.data() + right;
+    const char* aDefined = defined_.data() + left;
+    const char* bDefined = defined_.data() + right;
+    std::int64_t* out = values_.data() + slot;
+    char* outDefined = defined_.data() + slot;
+    for (std::size_t point = 0; point < points_; ++point) {
+      const bool defined = aDefined[point] && bDefined[point] && !undefined(a[point], b[point]);
+      out[point] = defined ? operation(a[point], b[point]) : 0;
+      outDefined[point] = defined;
+    }
+  }
+
+  void partial(te::ExprKind kind, std::size_t left, std::size_t right, std::size_t slot) {
     for (std::size_t point = 0; point < points_; ++point) {
       const std::int64_t a = values_[left + point], b = values_[right + point];
       bool defined = defined_[left + point] && defined_[right + point];
