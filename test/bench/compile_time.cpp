@@ -5,6 +5,7 @@
 // (median, p90 and total of each part); nothing here passes or fails. `--dump DIR` writes each
 // module before O3, to feed opt/llc by hand (`llc-19 -O3 -time-passes`).
 // Usage: bench-compile-time TASKS RECORDS [--limit N] [--dump DIR]
+#include "BenchSupport.h"
 #include "codegen/cpu/CpuCodegen.h"
 #include "codegen/cpu/CpuTarget.h"
 #include "graph/TaskFile.h"
@@ -27,36 +28,19 @@ using namespace clustune;
 
 namespace {
 
-double quantile(std::vector<double> values, double q) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5)];
-}
-
 struct Options {
   std::string tasksPath, recordsPath, dumpDirectory;
   long limit = 0;
 };
 
+constexpr const char* kUsage = "usage: bench-compile-time TASKS RECORDS [--limit N] [--dump DIR]";
+
 Options parseOptions(int argc, char** argv) {
   Options options;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    if (argument == "--limit" && i + 1 < argc) {
-      options.limit = std::stol(argv[++i]);
-    } else if (argument == "--dump" && i + 1 < argc) {
-      options.dumpDirectory = argv[++i];
-    } else if (argument == "-h" || argument == "--help") {
-      std::puts("usage: bench-compile-time TASKS RECORDS [--limit N] [--dump DIR]");
-      std::exit(0);
-    } else {
-      positional.push_back(argument);
-    }
-  }
+  const std::vector<std::string> positional = bench::parseArguments(
+      argc, argv, kUsage, {{"--limit", &options.limit}, {"--dump", &options.dumpDirectory}});
   if (positional.size() != 2)
-    throw Error("usage: bench-compile-time TASKS RECORDS [--limit N] [--dump DIR]");
+    throw Error(kUsage);
   options.tasksPath = positional[0];
   options.recordsPath = positional[1];
   return options;
@@ -113,8 +97,9 @@ int main(int argc, char** argv) try {
     double sum = 0;
     for (double value : values)
       sum += value;
-    summary[name] = {
-        {"median_s", quantile(values, 0.5)}, {"p90_s", quantile(values, 0.9)}, {"total_s", sum}};
+    summary[name] = {{"median_s", bench::quantile(values, 0.5)},
+                     {"p90_s", bench::quantile(values, 0.9)},
+                     {"total_s", sum}};
   }
   std::printf("%s\n", summary.dump().c_str());
   return 0;

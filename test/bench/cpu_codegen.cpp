@@ -3,6 +3,7 @@
 // matmul (a 4x16 accumulator tile: rows unrolled, columns vectorized, rows parallel) at 64^3
 // and 512^3, on 1 thread and on the whole pool. Timings are medians; nothing here passes or
 // fails. Usage: bench-cpu-codegen [repeats]
+#include "BenchSupport.h"
 #include "codegen/cpu/CpuCodegen.h"
 #include "codegen/cpu/JitLoader.h"
 #include "runtime/ThreadPool.h"
@@ -77,11 +78,6 @@ LoweredFunction gelu(std::int64_t n) {
                                          call(CallFunction::Erf, {x * floatImm(0.70710678)})))))};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 double secondsOf(const std::function<void()>& work) {
   const auto start = Clock::now();
   work();
@@ -113,7 +109,7 @@ void benchmarkMatmul(std::int64_t n, int repeats) {
                             kernel.run(arguments.data());
                         }) /
                         runs);
-    const double seconds = median(samples);
+    const double seconds = bench::median(samples);
     std::printf("matmul %lld^3, %d thread(s): %.3f ms, %.1f GFLOP/s\n", static_cast<long long>(n),
                 threads, seconds * 1e3, 2.0 * n * n * n / seconds * 1e-9);
     if (threads == poolThreads)
@@ -140,7 +136,7 @@ int main(int argc, char** argv) {
       load.push_back(secondsOf([&] { codegen::LoadedKernel(object, function.name); }));
     }
     std::printf("%-10s compile %.1f ms, JIT load %.2f ms (medians of %d)\n", function.name.c_str(),
-                median(compile) * 1e3, median(load) * 1e3, repeats);
+                bench::median(compile) * 1e3, bench::median(load) * 1e3, repeats);
   }
   benchmarkMatmul(64, repeats);
   benchmarkMatmul(512, repeats);

@@ -4,6 +4,7 @@
 // nest, and the summary a digest over all of them, so two builds that must lower identically can
 // be compared by one field. Nothing here passes or fails.
 // Usage: bench-lowering TASKS RECORDS [--repeat R] [--limit N]
+#include "BenchSupport.h"
 #include "graph/TaskFile.h"
 #include "measure/RecordLog.h"
 #include "schedule/Lower.h"
@@ -33,32 +34,13 @@ struct Options {
 
 Options parseOptions(int argc, char** argv) {
   Options options;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    if (argument == "--repeat" && i + 1 < argc) {
-      options.repeat = std::stol(argv[++i]);
-    } else if (argument == "--limit" && i + 1 < argc) {
-      options.limit = std::stol(argv[++i]);
-    } else if (argument == "-h" || argument == "--help") {
-      std::puts(kUsage);
-      std::exit(0);
-    } else {
-      positional.push_back(argument);
-    }
-  }
+  const std::vector<std::string> positional = bench::parseArguments(
+      argc, argv, kUsage, {{"--repeat", &options.repeat}, {"--limit", &options.limit}});
   if (positional.size() != 2 || options.repeat < 1)
     throw Error(kUsage);
   options.tasksPath = positional[0];
   options.recordsPath = positional[1];
   return options;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 } // namespace
@@ -106,13 +88,14 @@ int main(int argc, char** argv) try {
         {"nest_hash", hash}};
     std::printf("%s\n", json.dump().c_str());
   }
-  const nlohmann::ordered_json summary = {{"bench", "lowering_summary"},
-                                          {"records", records.size()},
-                                          {"repeat", options.repeat},
-                                          {"replay_s", replaySeconds},
-                                          {"lower_s", lowerSeconds},
-                                          {"median_candidate_us", 1e6 * median(perCandidate)},
-                                          {"digest", toHex(stableHash(hashes))}};
+  const nlohmann::ordered_json summary = {
+      {"bench", "lowering_summary"},
+      {"records", records.size()},
+      {"repeat", options.repeat},
+      {"replay_s", replaySeconds},
+      {"lower_s", lowerSeconds},
+      {"median_candidate_us", 1e6 * bench::median(perCandidate)},
+      {"digest", toHex(stableHash(hashes))}};
   std::printf("%s\n", summary.dump().c_str());
   return 0;
 } catch (const std::exception& error) {

@@ -5,6 +5,7 @@
 // the proposed schedules shows that they did the same search. Nothing here passes or fails.
 // Usage: bench-search TASKS [--cost-model DIR] [--count N] [--repeat R] [--seed S]
 //                    [--population P] [--threads T]
+#include "BenchSupport.h"
 #include "codegen/cpu/CpuTarget.h"
 #include "graph/TaskFile.h"
 #include "runtime/ThreadPool.h"
@@ -40,38 +41,19 @@ struct Options {
 
 Options parseOptions(int argc, char** argv) {
   Options options;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string argument = argv[i];
-    const bool hasValue = i + 1 < argc;
-    if (argument == "--cost-model" && hasValue)
-      options.costModelPath = argv[++i];
-    else if (argument == "--count" && hasValue)
-      options.count = std::stol(argv[++i]);
-    else if (argument == "--repeat" && hasValue)
-      options.repeat = std::stol(argv[++i]);
-    else if (argument == "--seed" && hasValue)
-      options.seed = std::stol(argv[++i]);
-    else if (argument == "--population" && hasValue)
-      options.population = std::stol(argv[++i]);
-    else if (argument == "--threads" && hasValue)
-      options.threads = std::stol(argv[++i]);
-    else if (argument == "-h" || argument == "--help") {
-      std::puts(kUsage);
-      std::exit(0);
-    } else
-      positional.push_back(argument);
-  }
+  const std::vector<std::string> positional =
+      bench::parseArguments(argc, argv, kUsage,
+                            {{"--cost-model", &options.costModelPath},
+                             {"--count", &options.count},
+                             {"--repeat", &options.repeat},
+                             {"--seed", &options.seed},
+                             {"--population", &options.population},
+                             {"--threads", &options.threads}});
   if (positional.size() != 1 || options.count < 1 || options.repeat < 1 || options.population < 1 ||
       options.threads < 1)
     throw Error(kUsage);
   options.tasksPath = positional[0];
   return options;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 } // namespace
@@ -135,7 +117,7 @@ int main(int argc, char** argv) try {
                                           {"repeat", options.repeat},
                                           {"population", options.population},
                                           {"threads", options.threads},
-                                          {"seconds_median", median(roundSeconds)},
+                                          {"seconds_median", bench::median(roundSeconds)},
                                           {"seconds", roundSeconds},
                                           {"digests", digests}};
   std::printf("%s\n", summary.dump().c_str());
