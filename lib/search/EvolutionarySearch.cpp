@@ -35,6 +35,8 @@ public:
       : task_(task), history_(history), model_(model), options_(options), report_(report) {}
 
   std::vector<Candidate> run(int count, Rng& rng) {
+    population_ = options_.populationFor(count);
+    report_.population = population_;
     std::vector<Individual> population = initialPopulation(rng);
     const std::vector<std::size_t> randomOrder = shuffledSampled(rng);
     const int keep = 2 * count;
@@ -77,7 +79,7 @@ private:
   std::vector<Individual> initialPopulation(Rng& rng) {
     const auto start = SteadyClock::now();
     std::vector<Candidate> drawn = sampleCandidates(
-        task_.workload, task_.sketches, options_.population, Rng(rng.next()), options_.sampling,
+        task_.workload, task_.sketches, population_, Rng(rng.next()), options_.sampling,
         [&](const std::string& text) { return measured(text); });
     std::vector<Individual> population;
     for (Candidate& candidate : drawn) {
@@ -88,7 +90,7 @@ private:
     sampled_ = population;
     const std::size_t seeds =
         std::min(history_.fastest.size(),
-                 static_cast<std::size_t>(options_.measuredSeedRatio * options_.population));
+                 static_cast<std::size_t>(options_.measuredSeedRatio * population_));
     for (std::size_t i = 0; i < seeds; ++i)
       population.push_back(
           {*history_.fastest[i], findSketch(task_.sketches, history_.fastest[i]->steps)});
@@ -167,7 +169,7 @@ private:
                                          const std::vector<double>& scores, const Rng& root) {
     const auto start = SteadyClock::now();
     const std::vector<double> cumulative = cumulativeSelection(scores);
-    const std::size_t size = static_cast<std::size_t>(options_.population);
+    const std::size_t size = static_cast<std::size_t>(population_);
     std::vector<Individual> next(size);
     std::atomic<int> tried{0}, valid{0};
     runtime::ThreadPool::global().parallelFor(
@@ -183,9 +185,9 @@ private:
             // Most children are mutants: the parent is copied only when it is the child.
             if (rng.uniform() < options_.mutationProbability) {
               ++tried;
-              const Sketch* sketch =
-                  chosen.sketch >= 0 ? &task_.sketches[static_cast<std::size_t>(chosen.sketch)]
-                                     : nullptr;
+              const Sketch* sketch = chosen.sketch >= 0
+                                         ? &task_.sketches[static_cast<std::size_t>(chosen.sketch)]
+                                         : nullptr;
               std::optional<Steps> steps =
                   mutate(task_.workload, sketch, chosen.candidate.steps, options_.weights, rng);
               std::optional<Candidate> mutated =
@@ -255,11 +257,20 @@ private:
   const EvolutionOptions& options_;
   EvolutionReport& report_;
   std::vector<Individual> sampled_;
+  int population_ = 0; // of this round: EvolutionOptions::populationFor its count
   std::unordered_map<std::string, double> scores_;
   std::unordered_map<std::string, Scored> best_;
 };
 
 } // namespace
+
+int EvolutionOptions::populationFor(int count) const {
+  if (populationPerCandidate <= 0)
+    return population;
+  const std::int64_t scaled = static_cast<std::int64_t>(populationPerCandidate) * count;
+  return static_cast<int>(
+      std::clamp<std::int64_t>(scaled, std::min(minPopulation, population), population));
+}
 
 std::vector<Candidate> EvolutionarySearch::propose(const SearchTask& task,
                                                    const SearchHistory& history, CostModel& model,
@@ -271,15 +282,16 @@ std::vector<Candidate> EvolutionarySearch::propose(const SearchTask& task,
                 : std::vector<Candidate>{};
   report_.proposed = static_cast<int>(proposed.size());
   report_.seconds = secondsSince(start);
-  spdlog::debug("evolution of {}: {} sampled + {} measured + {} transferred seeds, {} "
-                "generations, {}/{} valid mutations, {} scored, {} proposed ({} random, {} "
-                "transferred) in {:.2f} s: sampling {:.2f} s, scoring {:.2f} s, mutating {:.2f} s, "
-                "freeing {:.2f} s",
-                task.task.key, report_.sampled, report_.measuredSeeds, report_.transferSeeds,
-                report_.generations, report_.validMutations, report_.mutations, report_.scored,
-                report_.proposed, report_.randomlyPicked, report_.transferred, report_.seconds,
-                report_.sampleSeconds, report_.scoreSeconds, report_.mutateSeconds,
-                report_.releaseSeconds);
+  spdlog::debug(
+      "evolution of {}: population {}, {} sampled + {} measured + {} transferred "
+      "seeds, {} generations, {}/{} valid mutations, {} scored, {} proposed ({} random, {} "
+      "transferred) in {:.2f} s: sampling {:.2f} s, scoring {:.2f} s, mutating {:.2f} s, "
+      "freeing {:.2f} s",
+      task.task.key, report_.population, report_.sampled, report_.measuredSeeds,
+      report_.transferSeeds, report_.generations, report_.validMutations, report_.mutations,
+      report_.scored, report_.proposed, report_.randomlyPicked, report_.transferred,
+      report_.seconds, report_.sampleSeconds, report_.scoreSeconds, report_.mutateSeconds,
+      report_.releaseSeconds);
   return proposed;
 }
 

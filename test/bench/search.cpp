@@ -74,6 +74,7 @@ int main(int argc, char** argv) try {
 
   search::EvolutionOptions evolution;
   evolution.population = static_cast<int>(options.population);
+  evolution.populationPerCandidate = 0; // the population asked for, whatever the round's size
   evolution.sampling = {.cores = static_cast<int>(options.threads),
                         .vectorLanes = target.vectorBits / 32};
 

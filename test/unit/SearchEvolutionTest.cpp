@@ -1,8 +1,8 @@
 // Evolutionary search (search/EvolutionarySearch.h): it proposes distinct, unmeasured, valid
 // candidates, deterministically for a seed; with a cost model that knows what is fast it
 // proposes better candidates than random sampling; ε-greedy keeps a random share; schedules
-// transferred from sibling tasks open the round; and a space whose every schedule was measured
-// yields nothing.
+// transferred from sibling tasks open the round; a population sized per candidate follows the
+// round; and a space whose every schedule was measured yields nothing.
 #include "SearchTestSupport.h"
 #include "search/EvolutionarySearch.h"
 #include "search/RandomCostModel.h"
@@ -141,6 +141,37 @@ TEST(SearchEvolution, TransferredSchedulesOpenTheRoundAndSeedThePopulation) {
   std::set<std::string> texts;
   for (const Candidate& candidate : proposed)
     EXPECT_TRUE(texts.insert(candidate.text).second);
+}
+
+TEST(SearchEvolution, PopulationPerCandidateSizesEachRound) {
+  EvolutionOptions options = smallOptions();
+  options.populationPerCandidate = 0; // off: the population, whatever the round
+  EXPECT_EQ(options.populationFor(1), 128);
+  options.population = 2048;
+  options.populationPerCandidate = 32;
+  EXPECT_EQ(options.populationFor(1), 512); // the floor
+  EXPECT_EQ(options.populationFor(16), 512);
+  EXPECT_EQ(options.populationFor(40), 1280);
+  EXPECT_EQ(options.populationFor(64), 2048);
+  EXPECT_EQ(options.populationFor(1000), 2048); // the ceiling
+  options.population = 100;
+  EXPECT_EQ(options.populationFor(1), 100); // a floor above the ceiling yields to it
+
+  // A round draws and breeds the population sized for its count.
+  const SearchTask task = makeSearchTask(matmulTask(32, 48, 64));
+  options = smallOptions();
+  options.populationPerCandidate = 8;
+  options.minPopulation = 16;
+  EvolutionarySearch search(options);
+  RandomCostModel model(3);
+  Rng rng(5);
+  ASSERT_EQ(search.propose(task, {}, model, 4, rng).size(), 4u);
+  EXPECT_EQ(search.lastReport().population, 32);
+  EXPECT_LE(search.lastReport().sampled, 32);
+  EXPECT_LE(search.lastReport().mutations, 32 * options.iterations);
+  ASSERT_EQ(search.propose(task, {}, model, 64, rng).size(), 64u);
+  EXPECT_EQ(search.lastReport().population, 128);
+  EXPECT_GT(search.lastReport().mutations, 32 * options.iterations);
 }
 
 TEST(SearchEvolution, AnExhaustedSpaceYieldsNothing) {

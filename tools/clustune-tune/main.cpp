@@ -7,6 +7,7 @@
 //                 [--no-update] [--update-share 0.1] [--per-round 64] [--no-transfer]
 //                 [--no-relative-transfer] [--donor-tasks TASKS --donor-log LOG]
 //                 [--scheduler gradient|round-robin] [--cache-flush]
+//                 [--population 2048] [--population-per-candidate 32] [--generations 4]
 //                 [--curve curve.jsonl] [--target host|FILE] [--threads T] [--jobs J] [--seed S]
 #include "codegen/Target.h"
 #include "graph/Partition.h"
@@ -212,7 +213,12 @@ int main(int argc, char** argv) {
   app.add_option("--donor-log", donorLogPath, "The tuning log of the --donor-tasks");
   app.add_option("--scheduler", schedulerName, "Task scheduler: gradient or round-robin")
       ->capture_default_str();
-  app.add_option("--population", evolution.population, "Evolutionary search population")
+  app.add_option("--population", evolution.population,
+                 "Evolutionary search population (with --population-per-candidate, the most)")
+      ->capture_default_str();
+  app.add_option("--population-per-candidate", evolution.populationPerCandidate,
+                 "A round's population per candidate it measures, at least 512 and at most "
+                 "--population (0: --population for every round)")
       ->capture_default_str();
   app.add_option("--generations", evolution.iterations, "Evolutionary search generations")
       ->capture_default_str();
@@ -269,10 +275,11 @@ int main(int argc, char** argv) {
     if (!trials && timeBudget <= 0)
       throw Error("give a budget: --trials N and/or --time-budget SEC");
     if (timeBudget < 0 || perRound < 1 || jobs < 1 || threads < 0 || timing.repeat < 1 ||
-        timeout <= 0 || buildTimeout < 0 || evolution.population < 1 || evolution.iterations < 0)
+        timeout <= 0 || buildTimeout < 0 || evolution.population < 1 ||
+        evolution.populationPerCandidate < 0 || evolution.iterations < 0)
       throw Error("--per-round, --jobs, --repeat and --population must be at least 1, "
-                  "--time-budget, --threads, --generations and --build-timeout non-negative, "
-                  "--timeout positive");
+                  "--time-budget, --threads, --generations, --population-per-candidate and "
+                  "--build-timeout non-negative, --timeout positive");
     if (!(updateShare >= 0 && updateShare < 1))
       throw Error(
           fmt::format("--update-share must be at least 0 and below 1, got {}", updateShare));
