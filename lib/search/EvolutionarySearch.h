@@ -1,6 +1,6 @@
 // Ansor's evolutionary search (DESIGN §7, REFERENCES.md "Ansor"), the SearchStrategy of the
 // tuner. One round for a task:
-//   1. the initial population: `population` random completions of the task's sketches
+//   1. the initial population: populationFor(count) random completions of the task's sketches
 //      (Sample.h) that were not measured, plus the fastest measured candidates, up to
 //      measuredSeedRatio of the population, and the schedules transferred from sibling tasks;
 //   2. `iterations` generations: every individual is scored by the cost model, the best

@@ -217,8 +217,9 @@ int main(int argc, char** argv) {
                  "Evolutionary search population (with --population-per-candidate, the most)")
       ->capture_default_str();
   app.add_option("--population-per-candidate", evolution.populationPerCandidate,
-                 "A round's population per candidate it measures, at least 512 and at most "
-                 "--population (0: --population for every round)")
+                 fmt::format("A round's population per candidate it measures, at least {} and at "
+                             "most --population (0: --population for every round)",
+                             evolution.minPopulation))
       ->capture_default_str();
   app.add_option("--generations", evolution.iterations, "Evolutionary search generations")
       ->capture_default_str();
