@@ -10,7 +10,9 @@
 #include "support/Stopwatch.h"
 #include "te/LowerTask.h"
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
 
 namespace clustune::measure {
 namespace {
@@ -58,6 +60,19 @@ BuildResult buildCandidate(const MeasureInput& input, const BuildTarget& target)
   return result;
 }
 
+std::vector<std::size_t> buildOrder(const std::vector<MeasureInput>& inputs) {
+  std::vector<int> unrollStep(inputs.size(), 0);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (const schedule::Step& step : inputs[i].steps)
+      if (const auto* pragma = std::get_if<schedule::PragmaStep>(&step))
+        unrollStep[i] = std::max(unrollStep[i], pragma->autoUnrollMaxStep);
+  std::vector<std::size_t> order(inputs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return unrollStep[a] > unrollStep[b]; });
+  return order;
+}
+
 std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs, const BuildTarget& target,
                                int parallelism, double timeoutSeconds) {
   if (timeoutSeconds > 0)
@@ -67,10 +82,11 @@ std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs, const Bu
       std::max(1, std::min(parallelism, static_cast<int>(std::max<std::size_t>(inputs.size(), 1))));
   // Candidates differ a lot in compile time, so each thread claims the next unbuilt one rather
   // than taking a fixed share.
+  const std::vector<std::size_t> order = buildOrder(inputs);
   std::atomic<std::size_t> next{0};
   auto work = [&](std::int64_t, std::int64_t) {
-    for (std::size_t index = next++; index < inputs.size(); index = next++)
-      results[index] = buildCandidate(inputs[index], target);
+    for (std::size_t position = next++; position < order.size(); position = next++)
+      results[order[position]] = buildCandidate(inputs[order[position]], target);
   };
   if (threads == 1) {
     work(0, 1);

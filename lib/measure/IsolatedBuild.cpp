@@ -157,6 +157,7 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
   ProcessReaper reaper{processes};
   const auto limit = std::chrono::duration_cast<SteadyClock::duration>(
       std::chrono::duration<double>(timeoutSeconds));
+  const std::vector<std::size_t> order = buildOrder(inputs);
   std::size_t next = 0, done = 0;
   std::vector<pollfd> polled;
   while (done < inputs.size()) {
@@ -170,7 +171,7 @@ std::vector<BuildResult> buildInChildProcesses(const std::vector<MeasureInput>& 
             siblings.push_back(other.fd);
         process = startProcess(inputs, target, siblings);
       }
-      const std::uint64_t index = next++;
+      const std::uint64_t index = order[next++];
       std::string request(sizeof index, '\0');
       std::memcpy(request.data(), &index, sizeof index);
       process.busy = true;

@@ -1,6 +1,7 @@
 // Builds in child processes (measure/IsolatedBuild.h): the same objects as builds on threads,
-// a build over its time limit killed and recorded as compile_timeout, and the build result's
-// trip through the socket pair (a bidirectional pipe).
+// each in its input's place whatever order the builds ran in, a build over its time limit killed
+// and recorded as compile_timeout, and the build result's trip through the socket pair (a
+// bidirectional pipe).
 #include "MeasureTestSupport.h"
 #include "measure/Builder.h"
 #include "measure/Measurer.h"
@@ -15,14 +16,24 @@ using namespace clustune::measure::testing;
 
 namespace {
 
+// Unroll pragmas on two of them, so that the builds start out of input order (buildOrder).
 std::vector<MeasureInput> someCandidates() {
   std::vector<MeasureInput> inputs;
   for (std::int64_t size : {8, 16, 24, 32, 40}) {
     const graph::Task task = matmulTask(size, size, 8);
     inputs.push_back({task, defaultSteps(task)});
   }
+  inputs[2].steps.push_back(
+      schedule::PragmaStep{.stage = 0, .iterator = 0, .autoUnrollMaxStep = 16});
+  inputs[4].steps.push_back(
+      schedule::PragmaStep{.stage = 0, .iterator = 0, .autoUnrollMaxStep = 64});
   inputs.push_back({inputs[0].task, {schedule::ComputeInlineStep{.stage = 0}}}); // an output
   return inputs;
+}
+
+TEST(IsolatedBuild, BuildsStartWithTheLargestUnrollPragma) {
+  EXPECT_EQ(buildOrder(someCandidates()), (std::vector<std::size_t>{4, 2, 0, 1, 3, 5}));
+  EXPECT_TRUE(buildOrder({}).empty());
 }
 
 TEST(IsolatedBuild, ChildProcessBuildsEqualBuildsOnThreads) {
@@ -37,8 +48,10 @@ TEST(IsolatedBuild, ChildProcessBuildsEqualBuildsOnThreads) {
     EXPECT_EQ(inChildren[i].functionName, onThreads[i].functionName) << i;
     EXPECT_EQ(inChildren[i].arguments, onThreads[i].arguments) << i;
     EXPECT_GT(inChildren[i].compileSeconds, 0.0) << i;
+    EXPECT_EQ(inChildren[i].objectBytes, buildCandidate(inputs[i], host()).objectBytes) << i;
   }
   EXPECT_TRUE(inChildren[0].ok());
+  EXPECT_TRUE(inChildren[4].ok()) << inChildren[4].errorDetail;
   EXPECT_EQ(inChildren.back().error, errors::kInvalidSchedule);
 }
 
