@@ -38,9 +38,10 @@ struct BuildResult {
 BuildResult buildCandidate(const MeasureInput& input, const BuildTarget& target);
 
 // The order in which builds start: the largest auto_unroll_max_step pragma first, input order
-// among equals. LLVM's time follows the code a schedule unrolls (in a ResNet-50 throughput run
-// the step-512 candidates compiled in 0.15 s on average, the others in 0.03-0.05 s), and a batch
-// waits for its last build: a long one started last builds alone while the other builders idle.
+// among equals. LLVM's time follows the code a schedule unrolls (in a ResNet-50 throughput run on
+// Zen 5 the step-512 candidates compiled in 0.15 s on average, the others in 0.03-0.05 s), and a
+// batch waits for its last build: a long one started last builds alone while the other builders
+// idle.
 std::vector<std::size_t> buildOrder(const std::vector<MeasureInput>& inputs);
 
 // Builds every candidate, `parallelism` (at least 1) at a time, in buildOrder; results in input
