@@ -47,7 +47,12 @@ bool screeningRunIsTheMeasurement(double runSeconds, double bestSeconds, double 
 
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
     : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner),
-      faults_(measureFaultsFromEnvironment()) {}
+      faults_(measureFaultsFromEnvironment()) {
+  // The GPU worker times with its own clock and flush; it has no weights to evict that way.
+  if (options_.gpu && options_.runner.timing.coldWeights)
+    throw Error("cold-weight timing evicts weights from a CPU's caches; a CUDA target has none to "
+                "evict that way (use cache flushing)");
+}
 
 const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {
   const std::string key = workloadKey(task);

@@ -63,6 +63,7 @@ bool screeningRunIsTheMeasurement(double runSeconds, double bestSeconds, double 
 
 class Measurer {
 public:
+  // Throws clustune::Error for cold-weight timing (TimingOptions::coldWeights) on a GPU.
   Measurer(codegen::CpuTarget target, MeasureOptions options);
 
   // One result per input, in order. Throws clustune::Error only when no worker can be started.

@@ -15,7 +15,8 @@ std::vector<ArgumentSpec> argumentSpecs(const graph::Task& task, const te::Workl
     const graph::TaskInput& input = task.inputs[i];
     ArgumentSpec spec{.name = workload.inputs[i]->name,
                       .dtype = workload.inputs[i]->dtype,
-                      .shape = workload.inputs[i]->shape};
+                      .shape = workload.inputs[i]->shape,
+                      .isWeight = input.kind == graph::TaskInput::Kind::Weight};
     if (input.hasData) {
       if (graph::isFloatingPoint(input.dtype))
         spec.fixedValues = input.floatData;

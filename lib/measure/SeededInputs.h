@@ -21,6 +21,8 @@ struct ArgumentSpec {
   graph::DataType dtype = graph::DataType::Float32;
   graph::Shape shape = {};
   bool isOutput = false;
+  // A task input of kind Weight (graph::TaskInput): what TimingOptions::coldWeights evicts.
+  bool isWeight = false;
   // The values of a task input whose constant is part of the task (a Pow exponent, a scale):
   // random values there would compute something else than the model does. Empty otherwise.
   std::vector<double> fixedValues = {};

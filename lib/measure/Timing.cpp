@@ -12,6 +12,9 @@
 #include <optional>
 #include <string>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace clustune::measure {
 namespace {
@@ -83,14 +86,20 @@ TimingOptions tensetTimingOptions(std::int64_t taskFlops) {
   return options;
 }
 
-std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options) {
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options,
+                             const std::function<void()>& evictWeights) {
   std::optional<CacheFlusher> flusher;
   if (options.cacheFlush && options.number >= 1 && options.repeat >= 1)
     flusher.emplace();
-  // Seconds that `number` runs take, flushes excluded.
+  std::function<void()> beforeRun;
+  if (flusher)
+    beforeRun = [&] { flusher->flush(); };
+  else if (options.coldWeights && evictWeights)
+    beforeRun = evictWeights;
+  // Seconds that `number` runs take, flushes and evictions excluded.
   return timeBatches(
       [&](std::int64_t number) {
-        if (!flusher) {
+        if (!beforeRun) {
           const auto start = SteadyClock::now();
           for (std::int64_t i = 0; i < number; ++i)
             run();
@@ -98,7 +107,7 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
         }
         double total = 0;
         for (std::int64_t i = 0; i < number; ++i) {
-          flusher->flush();
+          beforeRun();
           const auto start = SteadyClock::now();
           run();
           total += secondsSince(start);
@@ -106,6 +115,24 @@ std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptio
         return total;
       },
       options);
+}
+
+void evictFromCaches(const void* data, std::size_t bytes) {
+  const auto* bytesToEvict = static_cast<const char*>(data);
+#if defined(__x86_64__)
+  // Every 64-byte line of the range, then a fence: a later load cannot be served from a line
+  // whose flush has not completed.
+  constexpr std::size_t kLine = 64;
+  for (std::size_t offset = 0; offset < bytes; offset += kLine)
+    _mm_clflush(bytesToEvict + offset);
+  if (bytes > 0)
+    _mm_clflush(bytesToEvict + bytes - 1);
+  _mm_mfence();
+#else
+  static_cast<void>(bytesToEvict);
+  static_cast<void>(bytes);
+  CacheFlusher().flush();
+#endif
 }
 
 std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeRepeat,
@@ -132,8 +159,8 @@ std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeR
     const double seconds = timeRepeat(number);
     // Flushed runs are cold runs: a repeat of a microsecond kernel that lasted the minimum in
     // kernel time alone would flush the cache thousands of times (seconds per candidate, past
-    // the worker's time limit). With flushing, the minimum counts the flushes too.
-    const double spent = options.cacheFlush ? secondsSince(start) : seconds;
+    // the worker's time limit). With flushing or evicting, the minimum counts them too.
+    const double spent = options.cacheFlush || options.coldWeights ? secondsSince(start) : seconds;
     if (spent < minRepeatSeconds && number < kMaxNumber) {
       // As TVM's time evaluator: aim past the minimum with one new estimate, at least doubling.
       const double perRun = spent / static_cast<double>(number);

@@ -2,11 +2,13 @@
 // `repeat` repeats of `number` runs each, where `number` is raised until one repeat lasts at
 // least `minRepeatMs`, so that short kernels are not timed at the clock's resolution. With
 // cacheFlush, a buffer larger than the last-level cache is written before every run and only the
-// run itself is timed, so every run starts with cold caches, as Tenset measured its dataset; the
-// minimum length of a repeat then counts the flushes too.
+// run itself is timed, so every run starts with cold caches, as Tenset measured its dataset; with
+// coldWeights only the task's weights are evicted before every run. The minimum length of a
+// repeat then counts the flushes or evictions too.
 // A cost is the mean seconds per run of one repeat; the record keeps all of them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -18,6 +20,12 @@ struct TimingOptions {
   int repeat = 3;           // repeats, one cost each
   double minRepeatMs = 100; // MetaSchedule's default; 0 keeps `number` fixed
   bool cacheFlush = false;
+  // Evict the task's weights from every cache level before each run (the warm-up too, which
+  // may stand as a hopeless candidate's cost) and leave the activations where the last run
+  // left them: a batch-1 inference reads each weight once, from memory, and its input just
+  // after the producer wrote it. Warm timing keeps a weight of a few MB in L2 or L3 across runs
+  // and ranks schedules that re-read it as if that were free. cacheFlush takes precedence.
+  bool coldWeights = false;
   // Early exit for a hopeless candidate: when the warm-up run alone takes longer than this,
   // one repeat stands for all of them (a cost that is many times the task's best needs no
   // second decimal). The repeat still lasts minRepeatMs: a single run of a microsecond kernel
@@ -38,14 +46,21 @@ inline constexpr double kWarmUpIsAMeasurementSeconds = 0.010;
 TimingOptions tensetTimingOptions(std::int64_t taskFlops);
 
 // Runs `run` as described above and returns one mean per repeat, in seconds, by the wall clock.
-// Throws clustune::Error for number < 1 or repeat < 1.
-std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options);
+// With coldWeights and an `evictWeights`, it is called before every run, untimed; without one
+// (a task with no weights) the runs are timed as warm ones. Throws
+// clustune::Error for number < 1 or repeat < 1.
+std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options,
+                             const std::function<void()>& evictWeights = {});
 
 // The same protocol over any clock: `timeBatch(n)` makes n runs and returns the seconds they
 // took (a GPU times its kernels with its own events, and flushes its own cache). The warm-up
 // is timeBatch(1); cacheFlush is timeBatch's business.
 std::vector<double> timeBatches(const std::function<double(std::int64_t)>& timeBatch,
                                 const TimingOptions& options);
+
+// Writes back and invalidates the cache lines of [data, data + bytes) at every level (clflush on
+// x86-64), so that the next read of them comes from memory.
+void evictFromCaches(const void* data, std::size_t bytes);
 
 // Bytes written by one cache flush: the largest data or unified cache the OS reports, doubled
 // (caches are not strictly LRU), or 64 MiB when it reports none.

@@ -92,6 +92,7 @@ void putSpec(ByteWriter& out, const ArgumentSpec& spec) {
   for (std::int64_t extent : spec.shape)
     out.put(extent);
   out.put<std::uint8_t>(spec.isOutput);
+  out.put<std::uint8_t>(spec.isWeight);
   out.put<std::uint64_t>(spec.fixedValues.size());
   for (double value : spec.fixedValues)
     out.put(value);
@@ -108,6 +109,7 @@ ArgumentSpec getSpec(ByteReader& in) {
   for (std::int64_t& extent : spec.shape)
     extent = in.get<std::int64_t>();
   spec.isOutput = in.get<std::uint8_t>() != 0;
+  spec.isWeight = in.get<std::uint8_t>() != 0;
   spec.fixedValues.resize(in.getCount(sizeof(double)));
   for (double& value : spec.fixedValues)
     value = in.get<double>();
@@ -185,6 +187,7 @@ std::string encode(const RunRequest& request) {
   out.put<std::int32_t>(request.timing.repeat);
   out.put(request.timing.minRepeatMs);
   out.put<std::uint8_t>(request.timing.cacheFlush);
+  out.put<std::uint8_t>(request.timing.coldWeights);
   out.put(request.timing.slowRunSeconds);
   out.put(request.seed);
   out.put<std::int32_t>(request.threads);
@@ -206,6 +209,7 @@ RunRequest decodeRunRequest(const std::string& bytes) {
   request.timing.repeat = in.get<std::int32_t>();
   request.timing.minRepeatMs = in.get<double>();
   request.timing.cacheFlush = in.get<std::uint8_t>() != 0;
+  request.timing.coldWeights = in.get<std::uint8_t>() != 0;
   request.timing.slowRunSeconds = in.get<double>();
   request.seed = in.get<std::uint64_t>();
   request.threads = in.get<std::int32_t>();

@@ -21,7 +21,7 @@
 
 namespace clustune::measure {
 
-inline constexpr std::uint32_t kWorkerProtocolVersion = 4;
+inline constexpr std::uint32_t kWorkerProtocolVersion = 5;
 
 struct WorkerHello {
   std::uint32_t version = kWorkerProtocolVersion;

@@ -100,6 +100,14 @@ TEST(GpuMeasureTest, CandidatesRunOnTheGpuOrSayWhyThereIsNone) {
   }
 }
 
+TEST(GpuMeasureTest, ColdWeightTimingIsForCpuTargets) {
+  MeasureOptions options{.runner = quickRunnerOptions(), .gpu = h200()};
+  options.runner.timing.coldWeights = true;
+  EXPECT_THROW(Measurer(host(), options), Error);
+  options.gpu.reset();
+  EXPECT_NO_THROW(Measurer(host(), options));
+}
+
 TEST(GpuMeasureTest, SamplingForAGpuDrawsGpuSchedules) {
   const graph::Task matmul = matmulTask(64, 48, 40);
   const search::SampleOptions options{.gpu = search::GpuSampleOptions{.maxThreadsPerBlock = 256}};

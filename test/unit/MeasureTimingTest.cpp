@@ -117,6 +117,61 @@ TEST(MeasureTimingTest, WithCacheFlushingTheMinimumRepeatCountsTheFlushes) {
   EXPECT_LT(runs, 10'000);
 }
 
+TEST(MeasureTimingTest, ColdWeightsEvictBeforeEveryRunTheWarmUpIncluded) {
+  int runs = 0, evictions = 0, runsAfterAnEviction = 0;
+  bool evicted = false;
+  const auto costs = timeRuns(
+      [&] {
+        ++runs;
+        runsAfterAnEviction += evicted;
+        evicted = false;
+      },
+      {.number = 3, .repeat = 2, .minRepeatMs = 0, .coldWeights = true},
+      [&] {
+        ++evictions;
+        evicted = true;
+      });
+  ASSERT_EQ(costs.size(), 2u);
+  // The warm-up too: a hopeless candidate's warm-up can stand as its cost.
+  EXPECT_EQ(runs, 1 + 3 * 2);
+  EXPECT_EQ(evictions, 1 + 3 * 2);
+  EXPECT_EQ(runsAfterAnEviction, 1 + 3 * 2);
+}
+
+TEST(MeasureTimingTest, WarmTimingAndCacheFlushingNeverEvictWeights) {
+  int evictions = 0;
+  const auto evict = [&] { ++evictions; };
+  timeRuns([] {}, {.number = 2, .repeat = 2, .minRepeatMs = 0}, evict);
+  timeRuns([] {},
+           {.number = 2, .repeat = 2, .minRepeatMs = 0, .cacheFlush = true, .coldWeights = true},
+           evict);
+  EXPECT_EQ(evictions, 0);
+}
+
+TEST(MeasureTimingTest, WithColdWeightsTheMinimumRepeatCountsTheEvictions) {
+  // An eviction of a few milliseconds before a run of nanoseconds: counted in kernel time
+  // alone, a repeat of 5 ms would evict millions of times.
+  int evictions = 0;
+  const auto costs =
+      timeRuns([] {}, {.number = 1, .repeat = 2, .minRepeatMs = 5, .coldWeights = true},
+               [&] {
+                 ++evictions;
+                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
+               });
+  ASSERT_EQ(costs.size(), 2u);
+  EXPECT_LT(evictions, 20);
+}
+
+TEST(MeasureTimingTest, EvictingKeepsTheData) {
+  std::vector<float> data(100'000);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<float>(i) * 0.5f;
+  const std::vector<float> before = data;
+  evictFromCaches(data.data(), data.size() * sizeof(float));
+  evictFromCaches(data.data() + 1, 3); // a range that starts and ends inside lines
+  EXPECT_EQ(data, before);
+}
+
 TEST(MeasureTimingTest, RejectsEmptySettings) {
   EXPECT_THROW(timeRuns([] {}, {.number = 0}), Error);
   EXPECT_THROW(timeRuns([] {}, {.repeat = 0}), Error);

@@ -80,4 +80,15 @@ TEST(SeededInputsTest, ArgumentsOfATaskAreItsInputsThenItsOutputs) {
   EXPECT_TRUE(arguments[0].fixedValues.empty());
 }
 
+TEST(SeededInputsTest, WeightsOfATaskAreMarkedForEviction) {
+  graph::Task task = measure::testing::matmulTask(4, 6, 5);
+  task.inputs[0].kind = graph::TaskInput::Kind::Activation;
+  task.inputs[1].kind = graph::TaskInput::Kind::Weight;
+  const auto arguments = argumentSpecs(task, te::lowerTask(task));
+  ASSERT_EQ(arguments.size(), 3u);
+  EXPECT_FALSE(arguments[0].isWeight);
+  EXPECT_TRUE(arguments[1].isWeight);
+  EXPECT_FALSE(arguments[2].isWeight);
+}
+
 } // namespace

@@ -20,9 +20,10 @@ RunRequest sampleRequest() {
                                  "ELF\0\1\2",
                                  7),
       .functionName = "kernel",
-      .arguments = {{.name = "x", .shape = {2, 3}, .fixedValues = {0.5}},
+      .arguments = {{.name = "x", .shape = {2, 3}, .isWeight = true, .fixedValues = {0.5}},
                     {.name = "y", .dtype = graph::DataType::Int64, .shape = {}, .isOutput = true}},
-      .timing = {.number = 4, .repeat = 5, .minRepeatMs = 2.5, .cacheFlush = true},
+      .timing =
+          {.number = 4, .repeat = 5, .minRepeatMs = 2.5, .cacheFlush = true, .coldWeights = true},
       .seed = 0x1234567890abcdefULL,
       .threads = 3,
       .returnOutputs = true};

@@ -118,6 +118,9 @@ int main(int argc, char** argv) {
                "whose reference would take minutes; the records are then unverified)");
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run (as Tenset measured)");
+  app.add_flag("--cold-weights", timing.coldWeights,
+               "Evict the task's weights from the caches before every timed run and keep its "
+               "activations warm, as a batch-1 inference meets them (CPU targets)");
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {
@@ -132,6 +135,9 @@ int main(int argc, char** argv) {
           "non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
     const codegen::Target resolved = codegen::resolveTarget(targetName);
+    if (resolved.gpu && timing.coldWeights)
+      throw Error("--cold-weights evicts weights from a CPU's caches; a CUDA target has none "
+                  "to evict that way (use --cache-flush)");
     if (resolved.gpu)
       runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
     const codegen::CpuTarget& target = resolved.cpu;

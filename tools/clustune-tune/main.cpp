@@ -117,7 +117,7 @@ nlohmann::ordered_json millisecondsOrNull(double seconds) {
 
 nlohmann::ordered_json summaryJson(const tune::TuneSummary& summary, const std::string& output,
                                    const std::string& mode, const std::string& costModel,
-                                   const std::string& cpu) {
+                                   const std::string& cpu, const measure::TimingOptions& timing) {
   const double seconds = std::max(summary.seconds, 1e-9);
   nlohmann::ordered_json json;
   json["output"] = output;
@@ -125,6 +125,7 @@ nlohmann::ordered_json summaryJson(const tune::TuneSummary& summary, const std::
   json["cost_model"] =
       costModel.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(costModel);
   json["cpu"] = cpu;
+  json["timing"] = timing.cacheFlush ? "cache_flush" : timing.coldWeights ? "cold_weights" : "warm";
   json["tasks"] = summary.tasks;
   json["trials"] = summary.trials;
   json["new_trials"] = summary.newTrials;
@@ -250,6 +251,9 @@ int main(int argc, char** argv) {
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run, so that candidates are chosen by their "
                "cost with cold weights, as a large model's layers run");
+  app.add_flag("--cold-weights", timing.coldWeights,
+               "Evict the task's weights from the caches before every timed run and keep its "
+               "activations warm, as a batch-1 inference meets them (CPU targets)");
   app.add_flag("--no-check", noCheck,
                "Time candidates without comparing their outputs with the reference (for tasks "
                "whose reference would take minutes; the log's schedules are then unverified: "
@@ -268,6 +272,9 @@ int main(int argc, char** argv) {
       throw Error("--mode " + modeName +
                   " needs cost models trained on GPU measurements, and "
                   "none exist yet; tune a CUDA target with --mode online or random");
+    if (resolved.gpu && timing.coldWeights)
+      throw Error("--cold-weights evicts weights from a CPU's caches; a CUDA target has none "
+                  "to evict that way (use --cache-flush)");
     if (resolved.gpu)
       runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
     const search::SchedulerKind schedulerKind = search::schedulerKindFromName(schedulerName);
@@ -395,9 +402,10 @@ int main(int argc, char** argv) {
     spdlog::info("tuning {} tasks with the {} cost model{}", tasks.size(), model->name(),
                  costModelPath.empty() ? "" : " of " + costModelPath);
     const tune::TuneSummary summary = tuner.run();
-    std::printf(
-        "%s\n",
-        summaryJson(summary, outputPath, model->name(), costModelPath, target.cpu).dump().c_str());
+    std::printf("%s\n",
+                summaryJson(summary, outputPath, model->name(), costModelPath, target.cpu, timing)
+                    .dump()
+                    .c_str());
     return 0;
   });
 }
