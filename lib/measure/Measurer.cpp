@@ -45,13 +45,17 @@ bool screeningRunIsTheMeasurement(double runSeconds, double bestSeconds, double 
          runSeconds >= std::max(minRepeatSeconds, kWarmUpIsAMeasurementSeconds);
 }
 
+void checkTimingForTarget(const TimingOptions& timing, bool gpu) {
+  // The GPU worker times with its own clock and flush; it has no weights to evict that way.
+  if (gpu && timing.coldWeights)
+    throw Error("cold-weight timing (--cold-weights) evicts weights from a CPU's caches; a CUDA "
+                "target has none to evict that way (use --cache-flush)");
+}
+
 Measurer::Measurer(codegen::CpuTarget target, MeasureOptions options)
     : target_(std::move(target)), options_(std::move(options)), runner_(options_.runner),
       faults_(measureFaultsFromEnvironment()) {
-  // The GPU worker times with its own clock and flush; it has no weights to evict that way.
-  if (options_.gpu && options_.runner.timing.coldWeights)
-    throw Error("cold-weight timing evicts weights from a CPU's caches; a CUDA target has none to "
-                "evict that way (use cache flushing)");
+  checkTimingForTarget(options_.runner.timing, options_.gpu.has_value());
 }
 
 const Measurer::Reference& Measurer::referenceFor(const graph::Task& task) {

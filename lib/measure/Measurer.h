@@ -61,9 +61,13 @@ struct MeasureProfile {
 bool screeningRunIsTheMeasurement(double runSeconds, double bestSeconds, double factor,
                                   double minRepeatSeconds);
 
+// Throws clustune::Error where `timing` cannot be kept on the target: cold weights
+// (TimingOptions::coldWeights) on a GPU.
+void checkTimingForTarget(const TimingOptions& timing, bool gpu);
+
 class Measurer {
 public:
-  // Throws clustune::Error for cold-weight timing (TimingOptions::coldWeights) on a GPU.
+  // Throws clustune::Error as checkTimingForTarget does.
   Measurer(codegen::CpuTarget target, MeasureOptions options);
 
   // One result per input, in order. Throws clustune::Error only when no worker can be started.

@@ -46,9 +46,9 @@ inline constexpr double kWarmUpIsAMeasurementSeconds = 0.010;
 TimingOptions tensetTimingOptions(std::int64_t taskFlops);
 
 // Runs `run` as described above and returns one mean per repeat, in seconds, by the wall clock.
-// With coldWeights and an `evictWeights`, it is called before every run, untimed; without one
-// (a task with no weights) the runs are timed as warm ones. Throws
-// clustune::Error for number < 1 or repeat < 1.
+// With coldWeights and an `evictWeights`, that is called before every run, untimed; without
+// one (a task with no weights) the runs are timed as warm ones. Throws clustune::Error for
+// number < 1 or repeat < 1.
 std::vector<double> timeRuns(const std::function<void()>& run, const TimingOptions& options,
                              const std::function<void()>& evictWeights = {});
 

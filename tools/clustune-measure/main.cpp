@@ -135,9 +135,7 @@ int main(int argc, char** argv) {
           "non-negative, --timeout positive");
     const dataset::Shard shard = dataset::parseShard(shardText);
     const codegen::Target resolved = codegen::resolveTarget(targetName);
-    if (resolved.gpu && timing.coldWeights)
-      throw Error("--cold-weights evicts weights from a CPU's caches; a CUDA target has none "
-                  "to evict that way (use --cache-flush)");
+    measure::checkTimingForTarget(timing, resolved.gpu.has_value());
     if (resolved.gpu)
       runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
     const codegen::CpuTarget& target = resolved.cpu;

@@ -272,9 +272,7 @@ int main(int argc, char** argv) {
       throw Error("--mode " + modeName +
                   " needs cost models trained on GPU measurements, and "
                   "none exist yet; tune a CUDA target with --mode online or random");
-    if (resolved.gpu && timing.coldWeights)
-      throw Error("--cold-weights evicts weights from a CPU's caches; a CUDA target has none "
-                  "to evict that way (use --cache-flush)");
+    measure::checkTimingForTarget(timing, resolved.gpu.has_value());
     if (resolved.gpu)
       runtime::cuda::CudaDriver::open(); // says why there is no GPU before any work
     const search::SchedulerKind schedulerKind = search::schedulerKindFromName(schedulerName);
