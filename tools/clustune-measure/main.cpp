@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run (as Tenset measured)");
   app.add_flag("--cold-weights", timing.coldWeights,
-               "Evict the task's weights from the caches before every timed run and keep its "
-               "activations warm, as a batch-1 inference meets them (CPU targets)");
+               "Evict the task's weights from the caches before every run (the warm-up too) and "
+               "keep its activations warm, as a batch-1 inference meets them (CPU targets)");
   addCommonOptions(app, common, /*withSeed=*/true);
 
   return runTool(app, common, argc, argv, [&] {

@@ -250,10 +250,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--cache-flush", timing.cacheFlush,
                "Flush the caches before every timed run, so that candidates are chosen by their "
-               "cost with cold weights, as a large model's layers run");
+               "cost with cold caches, activations and weights alike");
   app.add_flag("--cold-weights", timing.coldWeights,
-               "Evict the task's weights from the caches before every timed run and keep its "
-               "activations warm, as a batch-1 inference meets them (CPU targets)");
+               "Evict the task's weights from the caches before every run (the warm-up too) and "
+               "keep its activations warm, as a batch-1 inference meets them (CPU targets)");
   app.add_flag("--no-check", noCheck,
                "Time candidates without comparing their outputs with the reference (for tasks "
                "whose reference would take minutes; the log's schedules are then unverified: "
